@@ -43,14 +43,14 @@ absl::StatusOr<Engine> Engine::create(
     if (s.code() == absl::StatusCode::kResourceExhausted &&
         WantsReports(impl->options)) {
       Engine failed(std::move(impl));
-      (void)failed.writeReports(failed.impl_->options.autoReportDirectory);
+      (void)failed.writeReports(failed.impl_->options.reportDirectory());
     }
     return s;
   }
   Engine engine(std::move(impl));
   if (WantsReports(engine.impl_->options)) {
     POPLAR_SIM_RETURN_IF_ERROR(
-        engine.writeReports(engine.impl_->options.autoReportDirectory));
+        engine.writeReports(engine.impl_->options.reportDirectory()));
   }
   return engine;
 }
@@ -111,7 +111,7 @@ absl::Status Engine::run(unsigned programIndex, const std::string& debugName) {
   }
   absl::Status s = e.runProgram(programIndex, debugName);
   if (WantsReports(e.options)) {
-    absl::Status r = writeReports(e.options.autoReportDirectory);
+    absl::Status r = writeReports(e.options.reportDirectory());
     if (s.ok()) s = r;
   }
   return s;

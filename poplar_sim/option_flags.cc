@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -114,6 +115,12 @@ absl::StatusOr<bool> parseBoolOption(const std::string& key,
       "\""));
 }
 
+std::string EngineOptions::reportDirectory() const {
+  if (autoReportSubdirectory.empty()) return autoReportDirectory;
+  return (std::filesystem::path(autoReportDirectory) / autoReportSubdirectory)
+      .string();
+}
+
 absl::StatusOr<EngineOptions> resolveEngineOptions(const OptionFlags& given) {
   OptionFlags merged = given;
   if (const char* env = std::getenv("POPLAR_ENGINE_OPTIONS")) {
@@ -138,6 +145,16 @@ absl::StatusOr<EngineOptions> resolveEngineOptions(const OptionFlags& given) {
       o.autoReportGraph = b.value_or(false);
     } else if (key == "autoReport.directory") {
       o.autoReportDirectory = value;
+    } else if (key == "autoReport.subdirectory") {
+      const std::filesystem::path sub(value);
+      bool up = false;
+      for (const auto& part : sub) up |= part == "..";
+      if (sub.is_absolute() || up) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Option 'autoReport.subdirectory' must be a relative path inside "
+            "autoReport.directory, not \"", value, "\""));
+      }
+      o.autoReportSubdirectory = value;
     } else if (key == "debug.allowOutOfMemory") {
       b = parseBoolOption(key, value);
       o.allowOutOfMemory = b.value_or(false);
@@ -158,6 +175,7 @@ absl::StatusOr<EngineOptions> resolveEngineOptions(const OptionFlags& given) {
           "Unrecognised engine option '", key,
           "'. Known options: autoReport.all, autoReport.directory, "
           "autoReport.outputExecutionProfile, autoReport.outputGraphProfile, "
+          "autoReport.subdirectory, "
           "debug.allowOutOfMemory, debug.executeVerticesIndividually, "
           "debug.instrument, debug.maxTraceEvents"));
     }

@@ -56,9 +56,19 @@ struct EngineOptions {
   bool autoReportExecution = false;  // autoReport.outputExecutionProfile
   bool autoReportGraph = false;      // autoReport.outputGraphProfile
   std::string autoReportDirectory = ".";
+  // autoReport.subdirectory (not a Poplar option): reports go to
+  // <autoReport.directory>/<autoReport.subdirectory>. A framework that builds
+  // several engines in one process sets it per engine, so that their reports
+  // do not overwrite each other while POPLAR_ENGINE_OPTIONS still chooses the
+  // directory. A relative path without "..".
+  std::string autoReportSubdirectory;
   bool allowOutOfMemory = false;            // debug.allowOutOfMemory
   bool executeVerticesIndividually = false; // debug.executeVerticesIndividually
   uint64_t maxTraceEvents = 100000;         // debug.maxTraceEvents
+
+  // Where autoReport writes: the directory, joined with the subdirectory
+  // when there is one.
+  std::string reportDirectory() const;
 };
 absl::StatusOr<EngineOptions> resolveEngineOptions(const OptionFlags& given);
 

@@ -52,5 +52,26 @@ TEST(OptionFlagsTest, EnvironmentOverridesCode) {
   unsetenv("POPLAR_ENGINE_OPTIONS");
 }
 
+// A framework nests each engine's reports under the directory that
+// POPLAR_ENGINE_OPTIONS chose.
+TEST(OptionFlagsTest, SubdirectoryNestsUnderTheEnvironmentsDirectory) {
+  setenv("POPLAR_ENGINE_OPTIONS",
+         R"({"autoReport.all":"true","autoReport.directory":"/tmp/x"})", 1);
+  auto o = resolveEngineOptions({{"autoReport.subdirectory", "cluster_0"},
+                                 {"autoReport.directory", "/ignored"}});
+  unsetenv("POPLAR_ENGINE_OPTIONS");
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->reportDirectory(), "/tmp/x/cluster_0");
+  auto plain = resolveEngineOptions({{"autoReport.directory", "r"}});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->reportDirectory(), "r");
+  for (const char* bad : {"/abs", "../up", "a/../../b"}) {
+    auto b = resolveEngineOptions({{"autoReport.subdirectory", bad}});
+    EXPECT_EQ(b.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(std::string(b.status().message()),
+                HasSubstr("autoReport.subdirectory"));
+  }
+}
+
 }  // namespace
 }  // namespace poplar_sim

@@ -109,6 +109,29 @@ TEST(ProfileTest, PoplarEngineOptionsWritesReports) {
   EXPECT_THAT(ReadFile(dir / "profile.json"), HasSubstr("\"runs\":[{\"program\":0"));
 }
 
+// Two engines given different autoReport.subdirectory options write into
+// their own subdirectories of the one directory the environment chose.
+TEST(ProfileTest, SubdirectoryKeepsEnginesReportsApart) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::filesystem::path dir =
+      std::filesystem::path(tmp ? tmp : "/tmp") / "poplar_sim_sub_report";
+  std::filesystem::remove_all(dir);
+  const std::string env = "{\"autoReport.all\":\"true\",\"autoReport.directory\":\"" +
+                          dir.string() + "\"}";
+  setenv("POPLAR_ENGINE_OPTIONS", env.c_str(), 1);
+  Device device = testing::SmallDevice(4, 2);
+  auto first = Build(device, {{"autoReport.subdirectory", "first"}});
+  auto second = Build(device, {{"autoReport.subdirectory", "second"}});
+  unsetenv("POPLAR_ENGINE_OPTIONS");
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_TRUE(first->load(device).ok());
+  ASSERT_TRUE(first->run().ok());
+  EXPECT_THAT(ReadFile(dir / "first" / "profile.txt"), HasSubstr("Runs: 1"));
+  EXPECT_THAT(ReadFile(dir / "second" / "profile.txt"), HasSubstr("Runs: 0"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "profile.txt"));
+}
+
 TEST(ProfileTest, OutOfMemoryStillWritesAReport) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::filesystem::path dir =

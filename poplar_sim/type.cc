@@ -1,8 +1,30 @@
 #include "poplar_sim/type.h"
 
+#include <cmath>
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 
 namespace poplar_sim {
+namespace {
+
+// A floating-point value converted to an integer type: truncated toward
+// zero, saturated at the type's range, NaN to 0. C++ leaves the last two
+// undefined; these are the project's defined choice, the same on the host
+// (tensorflow_ipu/core/kernels/cast_op.cc) and in the simulator.
+template <typename T>
+T saturatingToInteger(double v) {
+  if (std::isnan(v)) return T(0);
+  if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) {
+    return std::numeric_limits<T>::lowest();
+  }
+  if (v >= static_cast<double>(std::numeric_limits<T>::max())) {
+    return std::numeric_limits<T>::max();
+  }
+  return static_cast<T>(v);
+}
+
+}  // namespace
 
 size_t typeSize(Type t) {
   return dispatchType(t, [](auto tag) { return sizeof(tag); });
@@ -50,6 +72,8 @@ void storeFromDouble(Type t, void* data, size_t i, double v) {
       static_cast<bool*>(data)[i] = v != 0;
     } else if constexpr (std::is_same_v<T, Eigen::half>) {
       static_cast<T*>(data)[i] = Eigen::half(static_cast<float>(v));
+    } else if constexpr (std::is_integral_v<T>) {
+      static_cast<T*>(data)[i] = saturatingToInteger<T>(v);
     } else {
       static_cast<T*>(data)[i] = static_cast<T>(v);
     }
@@ -68,6 +92,11 @@ void convertElements(Type from, const void* src, Type to, void* dst,
       for (size_t i = 0; i < n; ++i) {
         if constexpr (std::is_same_v<T, bool>) {
           d[i] = static_cast<float>(s[i]) != 0.0f;
+        } else if constexpr (std::is_integral_v<T> &&
+                             (std::is_floating_point_v<F> ||
+                              std::is_same_v<F, Eigen::half>)) {
+          d[i] = saturatingToInteger<T>(static_cast<double>(
+              static_cast<float>(s[i])));
         } else if constexpr (std::is_same_v<T, Eigen::half> ||
                              std::is_same_v<F, Eigen::half>) {
           d[i] = static_cast<T>(static_cast<float>(s[i]));

@@ -68,10 +68,14 @@ template <> struct TypeOf<uint8_t> { static constexpr Type value = UNSIGNED_CHAR
 // Reads element `i` of a buffer of type `t` as a double (exact for every type
 // but LONGLONG values beyond 2^53).
 double loadAsDouble(Type t, const void* data, size_t i);
-// Writes `v` to element `i`, converting as static_cast would (bool: v != 0).
+// Writes `v` to element `i`, converting as static_cast would (bool: v != 0)
+// except that integer types saturate and take NaN as 0, as below.
 void storeFromDouble(Type t, void* data, size_t i, double v);
 
-// Converts `n` elements from `src` (type `from`) to `dst` (type `to`).
+// Converts `n` elements from `src` (type `from`) to `dst` (type `to`), as
+// static_cast would, except where C++ leaves it undefined: floating point to
+// an integer type truncates toward zero, saturates at the type's range and
+// maps NaN to 0.
 void convertElements(Type from, const void* src, Type to, void* dst, size_t n);
 
 // Calls f(T{}) with T the C++ type of `t`; used to write type-generic code

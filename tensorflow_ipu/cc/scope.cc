@@ -29,6 +29,13 @@ Scope Scope::NewSubScope(const std::string& name) const {
   return s;
 }
 
+Scope Scope::WithAbsoluteNameScope(const std::string& prefix) const {
+  Scope s = *this;
+  s.op_name_.clear();
+  s.prefix_ = prefix;
+  return s;
+}
+
 Scope Scope::WithDevice(const std::string& device) const {
   Scope s = *this;
   absl::StatusOr<DeviceName> parsed = ParseDeviceName(device);

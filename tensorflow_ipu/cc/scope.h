@@ -38,6 +38,10 @@ class Scope {
   Scope WithOpName(const std::string& name) const;
   // Names of ops built in the returned scope are prefixed with "name/".
   Scope NewSubScope(const std::string& name) const;
+  // Names of ops built in the returned scope are prefixed with exactly
+  // "prefix/" (not made unique; "" for the root): for names that must be
+  // stable, as variables' are ("vs/w" whenever "vs" is entered).
+  Scope WithAbsoluteNameScope(const std::string& prefix) const;
   // Ops built in the returned scope request `device` ("cpu",
   // "/device:IPU:0", ...). A malformed name is recorded as an error.
   Scope WithDevice(const std::string& device) const;

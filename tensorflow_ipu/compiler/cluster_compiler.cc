@@ -1,10 +1,16 @@
 #include "tensorflow_ipu/compiler/cluster_compiler.h"
 
+#include <map>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/core/attr_value_util.h"
 #include "poplar_sim/graph.h"
 #include "poplar_sim/poputil/tile_mapping.h"
 #include "poplar_sim/program.h"
 #include "tensorflow_ipu/compiler/inter_ipu_copy_insertion.h"
+#include "tensorflow_ipu/compiler/loop_formation.h"
 #include "tensorflow_ipu/compiler/lowering_registry.h"
 #include "tensorflow_ipu/compiler/pass.h"
 #include "tensorflow_ipu/compiler/shard_assignment.h"
@@ -19,6 +25,14 @@ namespace program = poplar_sim::program;
 
 std::string InputHandle(int k) { return absl::StrCat("in", k); }
 std::string OutputHandle(int k) { return absl::StrCat("out", k); }
+std::string ResourceHandleName(int k) { return absl::StrCat("var", k); }
+std::string InfeedHandle(int k) { return absl::StrCat("infeed", k); }
+std::string OutfeedHandle(int k) { return absl::StrCat("outfeed", k); }
+
+bool AssignsResource(const std::string& op) {
+  return op == "AssignVariableOp" || op == "AssignAddVariableOp" ||
+         op == "AssignSubVariableOp";
+}
 
 std::vector<size_t> Dims(const TensorShape& s) {
   std::vector<size_t> d;
@@ -36,11 +50,22 @@ class Emitter {
     }
   }
 
-  absl::StatusOr<poplar_sim::Engine> Emit() {
+  std::vector<ResourceBinding> TakeResources() { return std::move(resources_); }
+  std::vector<FeedBinding> TakeInfeeds() { return std::move(infeeds_); }
+  std::vector<FeedBinding> TakeOutfeeds() { return std::move(outfeeds_); }
+
+  absl::StatusOr<poplar_sim::Engine> Emit(
+      const poplar_sim::OptionFlags& engine_options) {
     values_.resize(ir_.ops.size());
     for (int i = 0; i < static_cast<int>(ir_.ops.size()); ++i) {
+      const std::string loop = LoopOf(ir_.ops[i]);
+      if (loop != open_loop_) {
+        CloseLoop();
+        if (!loop.empty()) OpenLoop(loop, LoopCountOf(ir_.ops[i]));
+      }
       RETURN_IF_ERROR(EmitOp(i));
     }
+    CloseLoop();
     for (int k = 0; k < static_cast<int>(ir_.results.size()); ++k) {
       const ValueRef& r = ir_.results[k];
       const poplar_sim::Tensor& t = values_[r.op][r.index];
@@ -50,7 +75,7 @@ class Emitter {
       prog_.add(program::Copy(t, out, "stream " + ir_.ValueName(r)));
     }
     RETURN_IF_ERROR(graph_.status());
-    return poplar_sim::Engine::create(graph_, prog_);
+    return poplar_sim::Engine::create(graph_, prog_, engine_options);
   }
 
  private:
@@ -61,7 +86,13 @@ class Emitter {
     for (const ValueRef& v : op.inputs) inputs.push_back(values_[v.op][v.index]);
 
     if (op.op() == kArgOp) {
-      ASSIGN_OR_RETURN(poplar_sim::Type type, ToPoplarType(op.output_types[0]));
+      absl::StatusOr<poplar_sim::Type> arg_type = ToPoplarType(op.output_types[0]);
+      if (!arg_type.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Tensor '", op.name(), "', streamed to the IPU: ",
+                         arg_type.status().message()));
+      }
+      const poplar_sim::Type type = *arg_type;
       poplar_sim::Tensor t =
           graph.addVariable(type, Dims(op.output_shapes[0]), op.name());
       poplar_sim::poputil::mapTensorLinearly(
@@ -70,7 +101,7 @@ class Emitter {
       if (t.numElements() > 0) {
         poplar_sim::DataStream in =
             graph_.addHostToDeviceFIFO(InputHandle(k), type, t.numElements());
-        prog_.add(program::Copy(in, t, "stream " + op.name()));
+        current_->add(program::Copy(in, t, "stream " + op.name()));
       }
       values_[i] = {t};
       return absl::OkStatus();
@@ -82,9 +113,22 @@ class Emitter {
       poplar_sim::poputil::mapTensorLinearly(
           graph, dst,
           poplar_sim::poputil::defaultMinElementsPerTile(graph, src.elementType()));
-      prog_.add(program::Copy(src, dst, op.name()));
+      current_->add(program::Copy(src, dst, op.name()));
       values_[i] = {dst};
       return absl::OkStatus();
+    }
+    if (op.op() == "VarHandleOp") return EmitVarHandle(i, graph);
+    if (op.op() == "IpuLoopEnter" || op.op() == "IpuLoopExit" ||
+        op.op() == "IpuInfeedDequeue" || op.op() == "IpuOutfeedEnqueue") {
+      return EmitLoopOp(i, graph, inputs);
+    }
+    for (const ValueRef& in : op.inputs) {
+      if (ir_.type(in) != DT_RESOURCE) continue;
+      ResourceBinding& b = resources_[resource_of_.at(in.op)];
+      if (op.op() != "AssignVariableOp" && !b.written) {
+        b.reads_initial_value = true;
+      }
+      if (AssignsResource(op.op())) b.written = true;
     }
     const LoweringFn* fn = LoweringRegistry::Global()->Find(op.op());
     if (fn == nullptr) {
@@ -93,7 +137,7 @@ class Emitter {
           ") has no IPU lowering; place it on the host with "
           "WithDevice(\"cpu\")"));
     }
-    LoweringContext ctx(ir_, i, &graph, &prog_, std::move(inputs));
+    LoweringContext ctx(ir_, i, &graph, current_, std::move(inputs));
     RETURN_IF_ERROR((*fn)(ctx));
     values_[i] = ctx.TakeOutputs();
     // Check what the lowering made against what the graph inferred, so a
@@ -115,6 +159,127 @@ class Emitter {
     return absl::OkStatus();
   }
 
+  void OpenLoop(const std::string& loop, int64_t count) {
+    open_loop_ = loop;
+    loop_count_ = count;
+    body_ = program::Sequence();
+    current_ = &body_;
+    carried_.clear();
+    exit_copies_.clear();
+  }
+
+  // Ends the body with the carried values' updates and repeats it.
+  void CloseLoop() {
+    if (open_loop_.empty()) return;
+    for (const auto& [next, carried] : exit_copies_) {
+      body_.add(program::Copy(next, carried, open_loop_ + "/next"));
+    }
+    prog_.add(program::Repeat(static_cast<unsigned>(loop_count_), body_,
+                              open_loop_));
+    open_loop_.clear();
+    current_ = &prog_;
+  }
+
+  absl::Status EmitLoopOp(int i, poplar_sim::Graph& graph,
+                          const std::vector<poplar_sim::Tensor>& inputs) {
+    const ClusterOp& op = ir_.ops[i];
+    if (open_loop_.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Op '", op.name(), "' (", op.op(),
+          ") is not in a loop body; build it with ipu::loops::repeat"));
+    }
+    ASSIGN_OR_RETURN(int64_t index, GetNodeAttr<int64_t>(op.def, "index"));
+    if (op.op() == "IpuLoopEnter") {
+      // The carried value lives in its own tensor, set before the loop.
+      poplar_sim::Tensor carried = graph.clone(inputs[0], op.name());
+      prog_.add(program::Copy(inputs[0], carried, op.name()));
+      carried_[index] = carried;
+      values_[i] = {carried};
+      return absl::OkStatus();
+    }
+    if (op.op() == "IpuLoopExit") {
+      auto it = carried_.find(index);
+      if (it == carried_.end()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Loop exit '", op.name(), "' has no matching loop entry ", index));
+      }
+      // Copied at the end of the body, after every op read this iteration's
+      // value; after the loop the carried tensor is the result.
+      exit_copies_.emplace_back(inputs[0], it->second);
+      values_[i] = {it->second};
+      return absl::OkStatus();
+    }
+    FeedBinding b;
+    ASSIGN_OR_RETURN(b.feed_name, GetNodeAttr<std::string>(op.def, "feed_name"));
+    b.index = static_cast<int>(index);
+    b.records_per_run = loop_count_;
+    if (op.op() == "IpuInfeedDequeue") {
+      b.dtype = op.output_types[0];
+      b.shape = op.output_shapes[0];
+      ASSIGN_OR_RETURN(poplar_sim::Type type, ToPoplarType(b.dtype));
+      poplar_sim::Tensor t = graph.addVariable(type, Dims(b.shape), op.name());
+      poplar_sim::poputil::mapTensorLinearly(
+          graph, t, poplar_sim::poputil::defaultMinElementsPerTile(graph, type));
+      const int k = static_cast<int>(infeeds_.size());
+      poplar_sim::DataStream s =
+          graph_.addHostToDeviceFIFO(InfeedHandle(k), type, t.numElements());
+      current_->add(program::Copy(s, t, op.name()));
+      infeeds_.push_back(std::move(b));
+      values_[i] = {t};
+      return absl::OkStatus();
+    }
+    // IpuOutfeedEnqueue
+    b.dtype = ir_.type(op.inputs[0]);
+    b.shape = ir_.shape(op.inputs[0]);
+    const int k = static_cast<int>(outfeeds_.size());
+    poplar_sim::DataStream s = graph_.addDeviceToHostFIFO(
+        OutfeedHandle(k), inputs[0].elementType(), inputs[0].numElements());
+    current_->add(program::Copy(inputs[0], s, op.name()));
+    outfeeds_.push_back(std::move(b));
+    values_[i] = {};
+    return absl::OkStatus();
+  }
+
+  // One device tensor per variable, however many handle ops name it.
+  absl::Status EmitVarHandle(int i, poplar_sim::Graph& graph) {
+    const ClusterOp& op = ir_.ops[i];
+    ResourceBinding b;
+    ASSIGN_OR_RETURN(b.name, GetNodeAttr<std::string>(op.def, "shared_name"));
+    if (b.name.empty()) b.name = op.name();
+    ASSIGN_OR_RETURN(b.dtype, GetNodeAttr<DataType>(op.def, "dtype"));
+    ASSIGN_OR_RETURN(b.shape, GetNodeAttr<TensorShape>(op.def, "shape"));
+    for (int k = 0; k < static_cast<int>(resources_.size()); ++k) {
+      if (resources_[k].name != b.name) continue;
+      if (resources_[k].dtype != b.dtype || resources_[k].shape != b.shape) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Variable ", b.name, " is used with two different types or shapes "
+            "in cluster ", ir_.name));
+      }
+      resource_of_[i] = k;
+      values_[i] = {resource_tensors_[k]};
+      return absl::OkStatus();
+    }
+    if (!b.shape.IsFullyDefined()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Variable ", b.name, " has shape ", b.shape.DebugString(),
+          "; variables on the IPU need a fully defined shape"));
+    }
+    ASSIGN_OR_RETURN(poplar_sim::Type type, ToPoplarType(b.dtype));
+    poplar_sim::Tensor t = graph.addVariable(type, Dims(b.shape), b.name);
+    poplar_sim::poputil::mapTensorLinearly(
+        graph, t, poplar_sim::poputil::defaultMinElementsPerTile(graph, type));
+    const int k = static_cast<int>(resources_.size());
+    if (t.numElements() > 0) {
+      graph_.createHostWrite(ResourceHandleName(k), t);
+      graph_.createHostRead(ResourceHandleName(k), t);
+    }
+    resources_.push_back(std::move(b));
+    resource_tensors_.push_back(t);
+    resource_of_[i] = k;
+    values_[i] = {t};
+    return absl::OkStatus();
+  }
+
   int ArgIndex(int op_index) const {
     for (int k = 0; k < static_cast<int>(ir_.args.size()); ++k) {
       if (ir_.args[k] == op_index) return k;
@@ -127,24 +292,93 @@ class Emitter {
   std::vector<poplar_sim::Graph> shards_;
   program::Sequence prog_;
   std::vector<std::vector<poplar_sim::Tensor>> values_;
+  std::vector<ResourceBinding> resources_;
+  std::vector<poplar_sim::Tensor> resource_tensors_;
+  std::vector<FeedBinding> infeeds_;
+  std::vector<FeedBinding> outfeeds_;
+  // Where ops are emitted: the main program, or the body of the open loop.
+  program::Sequence* current_ = &prog_;
+  std::string open_loop_;
+  int64_t loop_count_ = 1;
+  program::Sequence body_;
+  std::map<int64_t, poplar_sim::Tensor> carried_;
+  std::vector<std::pair<poplar_sim::Tensor, poplar_sim::Tensor>> exit_copies_;
+  absl::flat_hash_map<int, int> resource_of_;  // handle op -> resources_ index
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
-    ClusterIr ir, const poplar_sim::Target& target) {
+    ClusterIr ir, const poplar_sim::Target& target,
+    const poplar_sim::OptionFlags& engine_options) {
   PassPipeline pipeline("ipu-cluster");
   pipeline.AddPass<StaticShapeCheck>();
   pipeline.AddPass<ShardAssignment>(static_cast<int>(target.getNumIPUs()));
   pipeline.AddPass<InterIpuCopyInsertion>();
+  pipeline.AddPass<LoopFormation>();
   RETURN_IF_ERROR(pipeline.Run(&ir).status());
 
   std::unique_ptr<CompiledCluster> compiled(new CompiledCluster);
   Emitter emitter(ir, target);
-  ASSIGN_OR_RETURN(poplar_sim::Engine engine, emitter.Emit());
+  ASSIGN_OR_RETURN(poplar_sim::Engine engine, emitter.Emit(engine_options));
   compiled->engine_ = std::make_unique<poplar_sim::Engine>(std::move(engine));
+  compiled->resources_ = emitter.TakeResources();
+  compiled->infeeds_ = emitter.TakeInfeeds();
+  compiled->outfeeds_ = emitter.TakeOutfeeds();
   compiled->ir_ = std::move(ir);
   return compiled;
+}
+
+absl::Status CompiledCluster::WriteResource(int k, const Tensor& value) {
+  const ResourceBinding& b = resources_.at(k);
+  if (value.dtype() != b.dtype || value.shape() != b.shape) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Variable ", b.name, " of cluster ", ir_.name, " is ",
+        DataTypeString(b.dtype), b.shape.DebugString(), ", not ",
+        value.SummaryString()));
+  }
+  if (value.TotalBytes() == 0) return absl::OkStatus();
+  const char* begin = static_cast<const char*>(value.raw_data());
+  return engine_->writeTensor(ResourceHandleName(k), begin,
+                              begin + value.TotalBytes());
+}
+
+absl::StatusOr<Tensor> CompiledCluster::ReadResource(int k) {
+  const ResourceBinding& b = resources_.at(k);
+  ASSIGN_OR_RETURN(Tensor value, Tensor::Create(b.dtype, b.shape));
+  if (value.TotalBytes() == 0) return value;
+  char* begin = static_cast<char*>(value.raw_data());
+  RETURN_IF_ERROR(engine_->readTensor(ResourceHandleName(k), begin,
+                                      begin + value.TotalBytes()));
+  return value;
+}
+
+absl::Status CompiledCluster::ConnectInfeed(int k, const Tensor& records) {
+  const FeedBinding& b = infeeds_.at(k);
+  if (records.dtype() != b.dtype ||
+      records.NumElements() != b.records_per_run * b.shape.num_elements()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Infeed '", b.feed_name, "' component ", b.index, " of cluster ",
+        ir_.name, " takes ", b.records_per_run, " records of ",
+        DataTypeString(b.dtype), b.shape.DebugString(), ", got ",
+        records.SummaryString()));
+  }
+  if (records.TotalBytes() == 0) return absl::OkStatus();
+  char* begin = static_cast<char*>(records.raw_data());
+  return engine_->connectStream(InfeedHandle(k), begin, begin + records.TotalBytes());
+}
+
+absl::StatusOr<Tensor> CompiledCluster::ConnectOutfeed(int k) {
+  const FeedBinding& b = outfeeds_.at(k);
+  std::vector<int64_t> dims = {b.records_per_run};
+  for (int64_t d : b.shape.dim_sizes()) dims.push_back(d);
+  ASSIGN_OR_RETURN(Tensor records, Tensor::Create(b.dtype, TensorShape(dims)));
+  if (records.TotalBytes() > 0) {
+    char* begin = static_cast<char*>(records.raw_data());
+    RETURN_IF_ERROR(engine_->connectStream(OutfeedHandle(k), begin,
+                                           begin + records.TotalBytes()));
+  }
+  return records;
 }
 
 absl::StatusOr<ClusterRunStats> CompiledCluster::Run(

@@ -7,6 +7,12 @@
 // the lowering registry, in order, into one program; a device-to-host stream
 // for each result. The poplar_sim Engine is built once here.
 //
+// Resource variables (VarHandleOp ops of the IR) become device tensors that
+// live as long as the engine, with host write and read handles: the runtime
+// decides when a variable's value must be written to the device or read
+// back (WriteResource / ReadResource), so a variable can stay on the device
+// across runs.
+//
 //   ASSIGN_OR_RETURN(std::unique_ptr<CompiledCluster> c,
 //                    CompileCluster(std::move(ir), device.getTarget()));
 //   ASSIGN_OR_RETURN(ClusterRunStats stats, c->Run(device, inputs, &outputs));
@@ -14,6 +20,7 @@
 #define TENSORFLOW_IPU_COMPILER_CLUSTER_COMPILER_H_
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -34,8 +41,43 @@ struct ClusterRunStats {
   poplar_sim::LoadCost load;     // the cost of that load, if any
 };
 
+// A resource variable the cluster keeps in device memory.
+struct ResourceBinding {
+  std::string name;  // the variable's shared name
+  DataType dtype = DT_INVALID;
+  TensorShape shape;
+  bool written = false;  // the cluster assigns or updates it
+  // The cluster reads the value it finds (a read or an update before any
+  // whole assignment), so the runtime must provide it.
+  bool reads_initial_value = false;
+};
+
+// One component of an infeed or outfeed used in a loop: the host streams
+// `records_per_run` records (one per iteration) each run.
+struct FeedBinding {
+  std::string feed_name;
+  int index = 0;  // component of the feed's elements
+  DataType dtype = DT_INVALID;
+  TensorShape shape;  // of one record
+  int64_t records_per_run = 1;
+};
+
 class CompiledCluster {
  public:
+  const std::vector<FeedBinding>& infeeds() const { return infeeds_; }
+  const std::vector<FeedBinding>& outfeeds() const { return outfeeds_; }
+  // Before Run: infeed k reads `records` ([records_per_run, ...shape]),
+  // which must outlive the run; outfeed k writes into the returned tensor.
+  absl::Status ConnectInfeed(int k, const Tensor& records);
+  absl::StatusOr<Tensor> ConnectOutfeed(int k);
+
+  // The cluster's variables, each once, in order of first use.
+  const std::vector<ResourceBinding>& resources() const { return resources_; }
+  // Host -> device and device -> host copies of variable k (counted as host
+  // transfers by the engine; see Target::hostTransferCycles for their cost).
+  absl::Status WriteResource(int k, const Tensor& value);
+  absl::StatusOr<Tensor> ReadResource(int k);
+
   // The IR after the passes (shards assigned, copies inserted).
   const ClusterIr& ir() const { return ir_; }
   const poplar_sim::Engine& engine() const { return *engine_; }
@@ -50,18 +92,25 @@ class CompiledCluster {
 
  private:
   friend absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
-      ClusterIr ir, const poplar_sim::Target& target);
+      ClusterIr ir, const poplar_sim::Target& target,
+      const poplar_sim::OptionFlags& engine_options);
   CompiledCluster() = default;
 
   ClusterIr ir_;
+  std::vector<ResourceBinding> resources_;
+  std::vector<FeedBinding> infeeds_;
+  std::vector<FeedBinding> outfeeds_;
   std::unique_ptr<poplar_sim::Engine> engine_;
 };
 
 // Errors: a dynamic shape (InvalidArgument naming the tensor), a shard
 // beyond the device, an op with no lowering or that its lowering refuses,
 // the engine's own errors (out of tile memory: ResourceExhausted).
+// `engine_options` go to Engine::create (the runtime sets the autoReport
+// subdirectory of the cluster there; see runtime/ipu_auto_report.h).
 absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
-    ClusterIr ir, const poplar_sim::Target& target);
+    ClusterIr ir, const poplar_sim::Target& target,
+    const poplar_sim::OptionFlags& engine_options = {});
 
 }  // namespace compiler
 }  // namespace tensorflow_ipu

@@ -30,6 +30,10 @@ namespace compiler {
 // The op kind of a cluster argument and of an inter-IPU copy.
 inline constexpr char kArgOp[] = "_Arg";
 inline constexpr char kInterIpuCopyOp[] = "_InterIpuCopy";
+// The attrs ipu::loops::repeat puts on the ops of a loop body: the loop's
+// id and its iteration count.
+inline constexpr char kLoopAttr[] = "_ipu_loop";
+inline constexpr char kLoopCountAttr[] = "_ipu_loop_count";
 
 // Output `index` of op `op` of the cluster.
 struct ValueRef {
@@ -45,6 +49,9 @@ struct ClusterOp {
   // name is the host tensor it carries ("a:0").
   NodeDef def;
   std::vector<ValueRef> inputs;
+  // Ops of the cluster that must run before this one without feeding it a
+  // value (the graph's control edges inside the cluster).
+  std::vector<int> control_inputs;
   std::vector<DataType> output_types;
   std::vector<TensorShape> output_shapes;
   // The value of a Const op (its "value" attr, parsed once).

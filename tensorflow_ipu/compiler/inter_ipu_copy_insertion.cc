@@ -18,6 +18,7 @@ absl::StatusOr<bool> InterIpuCopyInsertion::Run(ClusterIr* ir) {
   bool changed = false;
   for (size_t i = 0; i < old_ops.size(); ++i) {
     ClusterOp op = std::move(old_ops[i]);
+    for (int& c : op.control_inputs) c = new_index[c];
     for (ValueRef& v : op.inputs) {
       v.op = new_index[v.op];
       const ClusterOp& producer = ir->ops[v.op];
@@ -29,6 +30,15 @@ absl::StatusOr<bool> InterIpuCopyInsertion::Run(ClusterIr* ir) {
         def.set_name(absl::StrCat(producer.name(), "/copy_", v.index,
                                   "_to_ipu_", op.shard));
         def.set_op(kInterIpuCopyOp);
+        // A copy between two ops of one loop body runs in every iteration.
+        auto pl = producer.def.attr().find(kLoopAttr);
+        auto cl = op.def.attr().find(kLoopAttr);
+        if (pl != producer.def.attr().end() && cl != op.def.attr().end() &&
+            pl->second.s() == cl->second.s()) {
+          (*def.mutable_attr())[kLoopAttr] = pl->second;
+          (*def.mutable_attr())[kLoopCountAttr] =
+              producer.def.attr().at(kLoopCountAttr);
+        }
         ClusterOp copy;
         copy.def = std::move(def);
         copy.inputs = {v};

@@ -45,6 +45,15 @@ absl::StatusOr<bool> ShardAssignment::Run(ClusterIr* ir) {
           producer.shard < 0 ? consumer : std::min(producer.shard, consumer);
     }
   }
+  // Rule 4: ops on a variable run on the IPU that holds it.
+  for (ClusterOp& op : ir->ops) {
+    for (const ValueRef& v : op.inputs) {
+      if (ir->type(v) != DT_RESOURCE) continue;
+      ClusterOp& handle = ir->ops[v.op];
+      if (handle.shard < 0) handle.shard = std::max(op.shard, 0);
+      op.shard = handle.shard;
+    }
+  }
   int max_shard = 0;
   for (ClusterOp& op : ir->ops) {
     if (op.shard < 0) op.shard = 0;

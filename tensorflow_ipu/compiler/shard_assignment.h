@@ -10,6 +10,9 @@
 //  3. An op still without a shard (an argument or constant that no sharded
 //     op precedes) takes the smallest shard of its consumers, so a value
 //     streamed from the host lands on the IPU that reads it; else shard 0.
+//  4. An op taking a resource handle (reading or assigning a variable) runs
+//     on the shard of the handle, where the variable lives, so handles never
+//     cross IPUs; its values do, through inter-IPU copies.
 // Then the vendor's rule on the device: the number of shards (largest shard
 // + 1, rounded up to a power of two) must divide the IPU count; when it is
 // smaller, the remaining IPUs would be replicas, which are not supported yet

@@ -257,6 +257,19 @@ absl::Status Graph::ValidateAndInfer(Node* n) {
   }
   InferenceContext ctx(&def, &op, in_shapes, n->input_types_, in_values,
                        n->num_outputs());
+  std::vector<TensorShape> handle_shapes;
+  for (const TensorRef& r : n->inputs_) {
+    TensorShape hs = TensorShape::Unknown();
+    if (r.node->output_type(r.index) == DT_RESOURCE) {
+      auto it = r.node->def().attr().find("shape");
+      if (it != r.node->def().attr().end()) {
+        absl::StatusOr<TensorShape> s = GetNodeAttr<TensorShape>(r.node->def(), "shape");
+        if (s.ok()) hs = *s;
+      }
+    }
+    handle_shapes.push_back(std::move(hs));
+  }
+  ctx.set_input_handle_shapes(std::move(handle_shapes));
   if (op.shape_fn) {
     absl::Status s = op.shape_fn(&ctx);
     if (!s.ok()) {
@@ -348,6 +361,18 @@ GraphDef Graph::ToGraphDef() const {
   def.mutable_versions()->set_producer(1);
   for (const auto& node : nodes_) *def.add_node() = node->def();
   return def;
+}
+
+void Graph::AddToCollection(const std::string& key,
+                            const std::string& node_name) {
+  collections_[key].push_back(node_name);
+}
+
+const std::vector<std::string>& Graph::GetCollection(
+    const std::string& key) const {
+  static const auto* empty = new std::vector<std::string>;
+  auto it = collections_.find(key);
+  return it == collections_.end() ? *empty : it->second;
 }
 
 }  // namespace tensorflow_ipu

@@ -12,6 +12,7 @@
 #ifndef TENSORFLOW_IPU_CORE_GRAPH_H_
 #define TENSORFLOW_IPU_CORE_GRAPH_H_
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -119,6 +120,13 @@ class Graph {
   // `prefix_2`, ... (TensorFlow's naming of repeated ops).
   std::string UniqueName(absl::string_view prefix);
 
+  // Named lists of node names, as TensorFlow's graph collections
+  // ("variables", "global_step", ...): how the variable builders find the
+  // variables of a graph. Not part of the GraphDef.
+  void AddToCollection(const std::string& key, const std::string& node_name);
+  // Empty when the collection does not exist.
+  const std::vector<std::string>& GetCollection(const std::string& key) const;
+
  private:
   absl::Status ValidateAndInfer(Node* node);
   void RemoveLastNode();
@@ -126,6 +134,7 @@ class Graph {
   std::vector<std::unique_ptr<Node>> nodes_;
   absl::flat_hash_map<std::string, Node*> by_name_;
   absl::flat_hash_map<std::string, int> name_counts_;
+  std::map<std::string, std::vector<std::string>> collections_;
 };
 
 }  // namespace tensorflow_ipu

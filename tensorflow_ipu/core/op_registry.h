@@ -116,6 +116,18 @@ class InferenceContext {
 
   std::vector<TensorShape> TakeOutputShapes() { return std::move(output_shapes_); }
 
+  // For resource inputs: the shape of the variable the handle names (the
+  // "shape" attr of the op that made the handle), unknown otherwise. What
+  // TensorFlow calls the handle's shape data.
+  void set_input_handle_shapes(std::vector<TensorShape> shapes) {
+    input_handle_shapes_ = std::move(shapes);
+  }
+  TensorShape input_handle_shape(int i) const {
+    return i < static_cast<int>(input_handle_shapes_.size())
+               ? input_handle_shapes_[i]
+               : TensorShape::Unknown();
+  }
+
  private:
   const NodeDef* node_;
   const OpDef* op_def_;
@@ -123,6 +135,7 @@ class InferenceContext {
   std::vector<DataType> input_types_;
   std::vector<const Tensor*> input_tensors_;
   std::vector<TensorShape> output_shapes_;
+  std::vector<TensorShape> input_handle_shapes_;
 };
 
 // Process-wide registry, filled by static REGISTER_OP initialisers.

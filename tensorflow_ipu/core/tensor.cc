@@ -1,5 +1,6 @@
 #include "tensorflow_ipu/core/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
@@ -56,9 +57,26 @@ absl::StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
   return t;
 }
 
+Tensor Tensor::ResourceHandleScalar(ResourceHandle handle) {
+  Tensor t(DT_RESOURCE, TensorShape());
+  t.resource_ = std::make_shared<const ResourceHandle>(std::move(handle));
+  return t;
+}
+
+Tensor Tensor::UninitializedRef(DataType dtype, const TensorShape& shape,
+                                ResourceHandle variable) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  t.num_elements_ = std::max<int64_t>(shape.num_elements(), 0);
+  t.resource_ = std::make_shared<const ResourceHandle>(std::move(variable));
+  return t;
+}
+
 Tensor Tensor::DeepCopy() const {
   Tensor t(dtype_, shape_);
   if (TotalBytes() > 0) std::memcpy(t.raw_data(), raw_data(), TotalBytes());
+  t.resource_ = resource_;
   return t;
 }
 

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "tensorflow_ipu/core/proto/tensor.pb.h"
+#include "tensorflow_ipu/core/resource_handle.h"
 #include "tensorflow_ipu/core/tensor_shape.h"
 #include "tensorflow_ipu/core/types.h"
 #include "unsupported/Eigen/CXX11/Tensor"
@@ -77,6 +78,20 @@ class Tensor {
     t.data<T>()[0] = value;
     return t;
   }
+
+  // A DT_RESOURCE scalar carrying `handle` (what VarHandleOp outputs).
+  static Tensor ResourceHandleScalar(ResourceHandle handle);
+  // What an uninitialised reference variable (VariableV2) outputs: dtype and
+  // shape but no buffer, and a handle naming the variable, so the executor
+  // can refuse to feed it to anything but Assign.
+  static Tensor UninitializedRef(DataType dtype, const TensorShape& shape,
+                                 ResourceHandle variable);
+  bool IsUninitializedRef() const {
+    return buffer_ == nullptr && resource_ != nullptr && dtype_ != DT_RESOURCE;
+  }
+  // The handle of a DT_RESOURCE tensor or of an uninitialised reference
+  // variable; nullptr for any other tensor.
+  const ResourceHandle* resource_handle() const { return resource_.get(); }
 
   static absl::StatusOr<Tensor> FromProto(const TensorProto& proto);
   void AsProto(TensorProto* proto) const;
@@ -151,6 +166,7 @@ class Tensor {
   TensorShape shape_;
   int64_t num_elements_ = 0;
   std::shared_ptr<TensorBuffer> buffer_;
+  std::shared_ptr<const ResourceHandle> resource_;
 };
 
 template <typename T, int N>

@@ -374,23 +374,39 @@ absl::StatusOr<Dataset> Dataset::FromTensorSlices(std::vector<Tensor> components
   return Dataset(std::make_shared<SlicesNode>(std::move(components)));
 }
 
+Dataset Dataset::WithError(absl::Status error) const {
+  return Dataset(node_, status_.ok() ? std::move(error) : status_);
+}
+
 Dataset Dataset::Shuffle(int64_t buffer_size, uint64_t seed) const {
-  return Dataset(std::make_shared<ShuffleNode>(node_, buffer_size, seed));
+  if (buffer_size < 1) {
+    return WithError(absl::InvalidArgumentError(absl::StrCat(
+        "Shuffle: buffer_size is ", buffer_size, "; it must be at least 1")));
+  }
+  return Dataset(std::make_shared<ShuffleNode>(node_, buffer_size, seed), status_);
 }
 Dataset Dataset::Batch(int64_t batch_size, bool drop_remainder) const {
-  return Dataset(std::make_shared<BatchNode>(node_, batch_size, drop_remainder));
+  if (batch_size < 1) {
+    return WithError(absl::InvalidArgumentError(absl::StrCat(
+        "Batch: batch_size is ", batch_size, "; it must be at least 1")));
+  }
+  return Dataset(std::make_shared<BatchNode>(node_, batch_size, drop_remainder),
+                 status_);
 }
 Dataset Dataset::Repeat(int64_t count) const {
-  return Dataset(std::make_shared<RepeatNode>(node_, count));
+  return Dataset(std::make_shared<RepeatNode>(node_, count), status_);
 }
 Dataset Dataset::Prefetch(int64_t buffer_size) const {
-  return Dataset(std::make_shared<PrefetchNode>(node_, buffer_size));
+  return Dataset(std::make_shared<PrefetchNode>(node_, buffer_size), status_);
 }
-int64_t Dataset::Cardinality() const { return node_->Cardinality(); }
+int64_t Dataset::Cardinality() const {
+  return status_.ok() ? node_->Cardinality() : kUnknown;
+}
 std::vector<DataType> Dataset::output_types() const { return node_->types(); }
 std::vector<TensorShape> Dataset::output_shapes() const { return node_->shapes(); }
 
 absl::StatusOr<std::unique_ptr<Iterator>> Dataset::MakeIterator() const {
+  if (!status_.ok()) return status_;
   return node_->MakeIterator();
 }
 

@@ -51,9 +51,9 @@ class Dataset {
 
   // Picks elements at random from a buffer of `buffer_size` (>= 1).
   Dataset Shuffle(int64_t buffer_size, uint64_t seed) const;
-  // Stacks `batch_size` consecutive elements along a new first dimension.
-  // With drop_remainder the last, smaller batch is dropped, so every batch
-  // has a static shape (as infeeds require).
+  // Stacks `batch_size` (>= 1) consecutive elements along a new first
+  // dimension. With drop_remainder the last, smaller batch is dropped, so
+  // every batch has a static shape (as infeeds require).
   Dataset Batch(int64_t batch_size, bool drop_remainder) const;
   // Repeats the data `count` times (kInfinite: forever).
   Dataset Repeat(int64_t count = kInfinite) const;
@@ -67,12 +67,22 @@ class Dataset {
   // drops its remainder.
   std::vector<TensorShape> output_shapes() const;
 
+  // InvalidArgument when a stage was given a bad argument (a batch or
+  // shuffle buffer size below 1): the first such error, naming the stage.
   absl::StatusOr<std::unique_ptr<Iterator>> MakeIterator() const;
+  // OK, or the error MakeIterator returns.
+  const absl::Status& status() const { return status_; }
 
  private:
-  explicit Dataset(std::shared_ptr<const internal::DatasetNode> node)
-      : node_(std::move(node)) {}
+  explicit Dataset(std::shared_ptr<const internal::DatasetNode> node,
+                   absl::Status status = absl::OkStatus())
+      : node_(std::move(node)), status_(std::move(status)) {}
+  // This dataset, or an invalid one carrying `error` if it is not already
+  // invalid (the first error wins, as with a Scope's status).
+  Dataset WithError(absl::Status error) const;
+
   std::shared_ptr<const internal::DatasetNode> node_;
+  absl::Status status_;
 };
 
 }  // namespace data

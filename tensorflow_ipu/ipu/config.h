@@ -61,9 +61,11 @@ class IPUConfig {
 
   // Attaches the devices, one per /device:IPU:k, and logs each attach.
   // Configuring again detaches the earlier devices first, with a warning.
-  // Errors: a count of 0 or beyond the system, a count that is not a device
-  // size (1, 2, 4, ...), no free device of a size, an unknown or occupied
-  // device id, both fields set, unknown TF_POPLAR_FLAGS.
+  // Errors: a count of 0 or beyond the system (the IPU Model: beyond 64), a
+  // count that is not a device size (1, 2, 4, ...), no free device of a
+  // size, an unknown or occupied device id, both fields set, unknown
+  // TF_POPLAR_FLAGS. A call that fails changes nothing: the earlier
+  // configuration, if any, stays attached and usable.
   absl::Status configure_ipu_system() const;
 };
 

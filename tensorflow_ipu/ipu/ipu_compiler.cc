@@ -3,8 +3,10 @@
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/cc/ops/base_ops.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/device_name.h"
+#include "tensorflow_ipu/core/status_macros.h"
 
 namespace tensorflow_ipu {
 namespace ipu {
@@ -24,6 +26,28 @@ absl::Status DynamicShape(const std::string& tensor, const TensorShape& shape) {
       "' has shape ", shape.DebugString(),
       ". Give placeholders complete shapes (with datasets, batch with "
       "drop_remainder=True)"));
+}
+
+// The op returned for a function without outputs: a NoOp of the cluster
+// that control-depends on the function's sinks (ops nothing else in the
+// graph reads), so running it runs every op the function built.
+absl::StatusOr<Operation> RunnableOp(const Scope& scope,
+                                     const std::string& cluster,
+                                     int first_node) {
+  Graph* graph = scope.graph();
+  std::vector<Operation> sinks;
+  for (int id = first_node; id < graph->num_nodes(); ++id) {
+    Node* n = graph->node(id);
+    if (n->data_consumers().empty() && n->control_consumers().empty()) {
+      sinks.push_back(Operation(n));
+    }
+  }
+  tensorflow_ipu::ops::NoOp op(
+      scope.WithAttr(kCompileClusterAttr, MakeAttrValue(cluster))
+          .WithControlDependencies(sinks)
+          .WithOpName(cluster));
+  if (!scope.ok()) return scope.status();
+  return op.operation;
 }
 
 }  // namespace
@@ -61,6 +85,10 @@ absl::StatusOr<std::vector<Output>> compile(const Scope& scope,
     }
   }
   if (!any_on_ipu) return NotOnIpu("The function placed no op on an IPU.");
+  if (outputs.empty()) {
+    ASSIGN_OR_RETURN(Operation op, RunnableOp(scope, cluster, first_node));
+    outputs.push_back(Output(op, 0));
+  }
   return outputs;
 }
 

@@ -12,15 +12,21 @@
 //
 // `fn` runs once, with a scope whose ops carry the cluster attr
 // "_ipu_compile" (a name per call); its outputs are returned (a single
-// output as a one-element list). Errors:
+// output as a one-element list). A function that returns nothing (only side
+// effects) gives a one-element list too, as the vendor returns an op to run:
+// an Output of a NoOp named after the cluster ("compile_<n>"), in the
+// cluster, that control-depends on every op the function built. Run it as a
+// target; it has no value to fetch:
+//
+//   session.Run(feeds, {}, {(*r)[0].op()}, &out);
+//
+// Errors:
 //  - the scope is not under an IPU device, or fn placed nothing on the IPU:
 //    InvalidArgument "A computation has been compiled, however it was not
 //    placed on an IPU device ...";
 //  - an input or a value inside the function without a fully defined shape:
 //    InvalidArgument naming the tensor;
 //  - the first error fn recorded on the scope.
-// A function that returns nothing works too; its ops then run when one of
-// them is a target (returning the op itself is not supported yet).
 #ifndef TENSORFLOW_IPU_IPU_IPU_COMPILER_H_
 #define TENSORFLOW_IPU_IPU_IPU_COMPILER_H_
 

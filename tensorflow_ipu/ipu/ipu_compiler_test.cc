@@ -10,6 +10,7 @@
 #include "tensorflow_ipu/ipu/config.h"
 #include "tensorflow_ipu/ipu/ipu_system.h"
 #include "tensorflow_ipu/ipu/scopes.h"
+#include "tensorflow_ipu/runtime/direct_session.h"
 
 namespace tensorflow_ipu {
 namespace ipu {
@@ -78,19 +79,84 @@ TEST_F(IpuCompilerTest, DynamicInputShapeNamesTheTensor) {
       << r.status();
 }
 
-TEST_F(IpuCompilerTest, FunctionWithoutOutputs) {
+// As the vendor's compile returns an op for a function without outputs:
+// one element, a NoOp of the cluster that runs the function's ops.
+TEST_F(IpuCompilerTest, FunctionWithoutOutputsReturnsARunnableOp) {
+  config::IPUConfig cfg;
+  cfg.auto_select_ipus = 1;
+  ASSERT_TRUE(cfg.configure_ipu_system().ok());
   Scope root = Scope::NewRootScope();
   auto pa = ops::Placeholder(root.WithDevice("cpu").WithOpName("a"), DT_FLOAT,
                              ops::Placeholder::Shape({2}));
+  Output neg, square;
   auto r = ipu_compiler::compile(
       scopes::ipu_scope(root, "/device:IPU:0"),
-      [](const Scope& s, const std::vector<Output>& in) {
-        ops::Neg(s, in[0]);
+      [&](const Scope& s, const std::vector<Output>& in) {
+        neg = ops::Neg(s, in[0]);
+        square = ops::Square(s, neg);
+        ops::Exp(s, in[0]);  // a second sink
         return std::vector<Output>{};
       },
       {pa});
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_TRUE(r->empty());
+  ASSERT_EQ(r->size(), 1u);
+  const Node* op = (*r)[0].node();
+  EXPECT_EQ(op->op(), "NoOp");
+  EXPECT_EQ(op->num_outputs(), 0);
+  EXPECT_EQ(op->requested_device().ToString(), "/device:IPU:0");
+  EXPECT_EQ(op->def().attr().at(kCompileClusterAttr).s(),
+            neg.node()->def().attr().at(kCompileClusterAttr).s());
+  // Control inputs on the sinks reach every op of the function.
+  std::vector<std::string> deps;
+  for (const Node* c : op->control_inputs()) deps.push_back(c->op());
+  EXPECT_EQ(deps, (std::vector<std::string>{"Square", "Exp"}));
+
+  // Run as a target, it runs the cluster on the IPU: a[2] streams in.
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  absl::Status s = session.Run({{pa, {1.f, 2.f}}}, {}, {(*r)[0].op()}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(out.empty());
+  const IpuRunProfile profile =
+      static_cast<DirectSession*>(session.session())->last_run_profile();
+  ASSERT_EQ(profile.clusters.size(), 1u);
+  EXPECT_EQ(profile.clusters[0].host_bytes_to_device, 8u);
+  EXPECT_EQ(profile.clusters[0].host_bytes_from_device, 0u);
+  EXPECT_GT(profile.clusters[0].cycles, 0u);
+
+  // It has no value: fetching it says so.
+  s = session.Run({{pa, {1.f, 2.f}}}, {(*r)[0]}, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("has 0 output(s)"), std::string::npos) << s;
+}
+
+// The NoOp does not hide the function's values: fetched with it, they come
+// from the same cluster run.
+TEST_F(IpuCompilerTest, TheRunnableOpAndAValueOfTheFunctionTogether) {
+  config::IPUConfig cfg;
+  cfg.auto_select_ipus = 1;
+  ASSERT_TRUE(cfg.configure_ipu_system().ok());
+  Scope root = Scope::NewRootScope();
+  auto pa = ops::Placeholder(root.WithDevice("cpu").WithOpName("a"), DT_FLOAT,
+                             ops::Placeholder::Shape({2}));
+  Output neg;
+  auto r = ipu_compiler::compile(
+      scopes::ipu_scope(root, "/device:IPU:0"),
+      [&](const Scope& s, const std::vector<Output>& in) {
+        neg = ops::Neg(s, in[0]);
+        return std::vector<Output>{};
+      },
+      {pa});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  absl::Status s = session.Run({{pa, {1.f, 2.f}}}, {neg}, {(*r)[0].op()}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(out[0].DebugString(), "[-1. -2.]");
+  EXPECT_EQ(static_cast<DirectSession*>(session.session())
+                ->last_run_profile()
+                .clusters.size(),
+            1u);
 }
 
 }  // namespace

@@ -9,6 +9,11 @@ namespace tensorflow_ipu {
 namespace ipu {
 namespace {
 
+// The most IPUs an IPU Model device may have: the largest simulated system
+// (TF_POPLAR_FLAGS=--simulated_ipus accepts up to 64 too). Larger counts
+// would ask the simulator for billions of tiles.
+constexpr int kMaxIpuModelIpus = 64;
+
 bool IsPowerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
 void LogAttach(int ordinal, const poplar_sim::Device& device) {
@@ -21,6 +26,112 @@ void LogAttach(int ordinal, const poplar_sim::Device& device) {
                     << " attached to IPUs: " << device.getId() << " ("
                     << absl::StrJoin(ipus, ", ") << ")";
   }
+}
+
+// What a successful configuration attaches: built completely before the
+// earlier configuration is replaced, so a failed call changes nothing.
+struct Attached {
+  std::optional<poplar_sim::DeviceManager> manager;  // absent for the IPU Model
+  std::vector<poplar_sim::Device> devices;
+};
+
+absl::StatusOr<Attached> AttachIpuModel(const config::IPUConfig& cfg,
+                                        const PoplarFlags& flags) {
+  if (!cfg.select_ipus.empty()) {
+    return absl::InvalidArgumentError(
+        "select_ipus names hardware device ids, but TF_POPLAR_FLAGS selects "
+        "the IPU Model; use auto_select_ipus with the IPU Model");
+  }
+  if (flags.ipu_model_tiles <= 0 && cfg.ipu_model.tiles_per_ipu < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ipu_model.tiles_per_ipu = ", cfg.ipu_model.tiles_per_ipu,
+        ": give a positive number of tiles, or 0 for the architecture's "
+        "full count"));
+  }
+  Attached attached;
+  for (int count : cfg.auto_select_ipus.counts()) {
+    if (count <= 0 || count > kMaxIpuModelIpus) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "auto_select_ipus = ", count, ": the IPU Model has 1 to ",
+          kMaxIpuModelIpus, " IPUs; ask for at least one IPU and at most ",
+          kMaxIpuModelIpus));
+    }
+    poplar_sim::IPUModel model(cfg.ipu_model.version);
+    model.numIPUs = static_cast<unsigned>(count);
+    model.tilesPerIPU = static_cast<unsigned>(
+        flags.ipu_model_tiles > 0 ? flags.ipu_model_tiles
+                                  : cfg.ipu_model.tiles_per_ipu);
+    absl::StatusOr<poplar_sim::Device> device = model.createDevice();
+    if (!device.ok()) {
+      return absl::Status(device.status().code(),
+                          absl::StrCat("IPU Model: ", device.status().message()));
+    }
+    attached.devices.push_back(*std::move(device));
+  }
+  return attached;
+}
+
+absl::StatusOr<Attached> AttachHardware(const config::IPUConfig& cfg,
+                                        const PoplarFlags& flags) {
+  ASSIGN_OR_RETURN(poplar_sim::DeviceManager manager,
+                   poplar_sim::DeviceManager::create(
+                       static_cast<unsigned>(flags.simulated_ipus),
+                       cfg.ipu_model.version));
+  const int total = static_cast<int>(manager.getNumIPUs());
+  std::vector<poplar_sim::Device> devices;
+  auto fail = [&devices](absl::Status s) {
+    for (poplar_sim::Device& d : devices) d.detach();
+    return s;
+  };
+  for (int count : cfg.auto_select_ipus.counts()) {
+    if (count <= 0 || count > total) {
+      return fail(absl::InvalidArgumentError(absl::StrCat(
+          "auto_select_ipus = ", count, ": the simulated system has ", total,
+          " IPUs; ask for 1 to ", total,
+          " (TF_POPLAR_FLAGS=--simulated_ipus=N changes the system size)")));
+    }
+    if (!IsPowerOfTwo(count)) {
+      return fail(absl::InvalidArgumentError(absl::StrCat(
+          "auto_select_ipus = ", count,
+          ": devices come in sizes 1, 2, 4, 8, ... IPUs; ask for a power of "
+          "two")));
+    }
+    bool attached = false;
+    for (poplar_sim::Device& d :
+         manager.getDevices(poplar_sim::TargetType::IPU, count)) {
+      if (!d.isAttached() && d.attach().ok()) {
+        devices.push_back(d);
+        attached = true;
+        break;
+      }
+    }
+    if (!attached) {
+      return fail(absl::ResourceExhaustedError(absl::StrCat(
+          "auto_select_ipus: no free device of ", count, " IPUs is left in the ",
+          total, "-IPU system after attaching ", devices.size(), " device(s)")));
+    }
+  }
+  for (int id : cfg.select_ipus) {
+    absl::StatusOr<poplar_sim::Device> d =
+        id < 0 ? absl::NotFoundError(absl::StrCat("device id ", id, " is negative"))
+               : manager.getDevice(static_cast<unsigned>(id));
+    if (!d.ok()) {
+      return fail(absl::InvalidArgumentError(
+          absl::StrCat("select_ipus: ", d.status().message())));
+    }
+    absl::Status s = d->isAttached()
+                         ? absl::FailedPreconditionError("it is already attached")
+                         : d->attach();
+    if (!s.ok()) {
+      return fail(absl::InvalidArgumentError(absl::StrCat(
+          "select_ipus: device ", id, " cannot be attached: ", s.message())));
+    }
+    devices.push_back(*d);
+  }
+  Attached attached;
+  attached.manager = std::move(manager);
+  attached.devices = std::move(devices);
+  return attached;
 }
 
 }  // namespace
@@ -54,6 +165,11 @@ absl::Status IpuSystem::Configure(const config::IPUConfig& cfg) {
         "IPUConfig selects no IPUs; set auto_select_ipus (a count) or "
         "select_ipus (device ids)");
   }
+  // The new devices come from a new system (or are IPU Models), so they can
+  // be attached while the earlier configuration's devices still are.
+  ASSIGN_OR_RETURN(Attached attached, flags.use_ipu_model
+                                          ? AttachIpuModel(cfg, flags)
+                                          : AttachHardware(cfg, flags));
 
   absl::MutexLock lock(&mu_);
   if (configured_) {
@@ -62,97 +178,9 @@ absl::Status IpuSystem::Configure(const config::IPUConfig& cfg) {
            "resetting it: the earlier configuration's devices are detached";
     ResetLocked();
   }
-
-  if (flags.use_ipu_model) {
-    if (!cfg.select_ipus.empty()) {
-      return absl::InvalidArgumentError(
-          "select_ipus names hardware device ids, but TF_POPLAR_FLAGS selects "
-          "the IPU Model; use auto_select_ipus with the IPU Model");
-    }
-    std::vector<poplar_sim::Device> devices;
-    for (int count : counts) {
-      if (count <= 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "auto_select_ipus = ", count, ": ask for at least one IPU"));
-      }
-      poplar_sim::IPUModel model(cfg.ipu_model.version);
-      model.numIPUs = static_cast<unsigned>(count);
-      model.tilesPerIPU = static_cast<unsigned>(
-          flags.ipu_model_tiles > 0 ? flags.ipu_model_tiles
-                                    : cfg.ipu_model.tiles_per_ipu);
-      ASSIGN_OR_RETURN(poplar_sim::Device device, model.createDevice());
-      devices.push_back(std::move(device));
-    }
-    devices_ = std::move(devices);
-    use_ipu_model_ = true;
-    configured_ = true;
-    for (int k = 0; k < static_cast<int>(devices_.size()); ++k) {
-      LogAttach(k, devices_[k]);
-    }
-    return absl::OkStatus();
-  }
-
-  ASSIGN_OR_RETURN(poplar_sim::DeviceManager manager,
-                   poplar_sim::DeviceManager::create(
-                       static_cast<unsigned>(flags.simulated_ipus),
-                       cfg.ipu_model.version));
-  const int total = static_cast<int>(manager.getNumIPUs());
-  std::vector<poplar_sim::Device> devices;
-  auto detach_all = [&devices] {
-    for (poplar_sim::Device& d : devices) d.detach();
-  };
-  for (int count : counts) {
-    if (count <= 0 || count > total) {
-      detach_all();
-      return absl::InvalidArgumentError(absl::StrCat(
-          "auto_select_ipus = ", count, ": the simulated system has ", total,
-          " IPUs; ask for 1 to ", total,
-          " (TF_POPLAR_FLAGS=--simulated_ipus=N changes the system size)"));
-    }
-    if (!IsPowerOfTwo(count)) {
-      detach_all();
-      return absl::InvalidArgumentError(absl::StrCat(
-          "auto_select_ipus = ", count,
-          ": devices come in sizes 1, 2, 4, 8, ... IPUs; ask for a power of two"));
-    }
-    bool attached = false;
-    for (poplar_sim::Device& d :
-         manager.getDevices(poplar_sim::TargetType::IPU, count)) {
-      if (!d.isAttached() && d.attach().ok()) {
-        devices.push_back(d);
-        attached = true;
-        break;
-      }
-    }
-    if (!attached) {
-      detach_all();
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "auto_select_ipus: no free device of ", count, " IPUs is left in the ",
-          total, "-IPU system after attaching ", devices.size(), " device(s)"));
-    }
-  }
-  for (int id : cfg.select_ipus) {
-    absl::StatusOr<poplar_sim::Device> d =
-        id < 0 ? absl::NotFoundError(absl::StrCat("device id ", id, " is negative"))
-               : manager.getDevice(static_cast<unsigned>(id));
-    if (!d.ok()) {
-      detach_all();
-      return absl::InvalidArgumentError(
-          absl::StrCat("select_ipus: ", d.status().message()));
-    }
-    absl::Status s = d->isAttached()
-                         ? absl::FailedPreconditionError("it is already attached")
-                         : d->attach();
-    if (!s.ok()) {
-      detach_all();
-      return absl::InvalidArgumentError(absl::StrCat(
-          "select_ipus: device ", id, " cannot be attached: ", s.message()));
-    }
-    devices.push_back(*d);
-  }
-  manager_ = std::move(manager);
-  devices_ = std::move(devices);
-  use_ipu_model_ = false;
+  manager_ = std::move(attached.manager);
+  devices_ = std::move(attached.devices);
+  use_ipu_model_ = flags.use_ipu_model;
   configured_ = true;
   for (int k = 0; k < static_cast<int>(devices_.size()); ++k) {
     LogAttach(k, devices_[k]);

@@ -16,7 +16,9 @@ std::unique_ptr<Session> NewSession(const SessionOptions& options) {
 }
 
 DirectSession::DirectSession(const SessionOptions& options)
-    : options_(options), cpu_(std::make_unique<CpuDevice>(options.num_threads)) {}
+    : options_(options), cpu_(std::make_unique<CpuDevice>(options.num_threads)) {
+  ipu_state_->resources = resources_;
+}
 
 DirectSession::~DirectSession() = default;
 
@@ -114,7 +116,7 @@ DirectSession::Prepare(
     RETURN_IF_ERROR(PrepareIpuRun(spec, needed, prepared.get()));
   } else {
     ASSIGN_OR_RETURN(prepared->executor,
-                     Executor::Create(spec, cpu_.get(), /*resources=*/nullptr));
+                     Executor::Create(spec, cpu_.get(), resources_.get()));
   }
   prepared->feeds = std::move(spec.feeds);
   return std::shared_ptr<const Prepared>(std::move(prepared));
@@ -170,7 +172,7 @@ absl::Status DirectSession::PrepareIpuRun(
     partitioned.targets.push_back(r.node);
   }
   ASSIGN_OR_RETURN(prepared->executor, Executor::Create(partitioned, cpu_.get(),
-                                                        /*resources=*/nullptr));
+                                                        resources_.get()));
   return absl::OkStatus();
 }
 
@@ -181,7 +183,7 @@ void DirectSession::RecordIpuProfile(const Prepared& prepared) {
       std::optional<IpuClusterProfile> p = runtime->TakeLastProfile();
       if (!p) continue;
       profile.total_cycles += p->cycles;
-      profile.total_seconds += p->seconds + p->load_seconds;
+      profile.total_seconds += p->seconds + p->load_seconds + p->variable_seconds;
       profile.engine_loads += p->engine_loads;
       profile.engine_switches += p->engine_switched ? 1 : 0;
       profile.clusters.push_back(std::move(*p));

@@ -18,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "tensorflow_ipu/core/graph.h"
+#include "tensorflow_ipu/core/resource_mgr.h"
 #include "tensorflow_ipu/runtime/cpu_device.h"
 #include "tensorflow_ipu/runtime/executor.h"
 #include "tensorflow_ipu/runtime/ipu_cluster_runtime.h"
@@ -41,6 +42,10 @@ class DirectSession : public Session {
 
   // How many distinct executors have been prepared (for tests of caching).
   int num_cached_executors() const;
+
+  // The session's resource variables (for tools and tests; graphs reach
+  // them through VarHandleOp).
+  ResourceManager* resource_manager() const { return resources_.get(); }
 
   // The simulated cost of the IPU clusters the last Run executed (empty when
   // it ran only on the host).
@@ -76,6 +81,10 @@ class DirectSession : public Session {
 
   SessionOptions options_;
   std::unique_ptr<CpuDevice> cpu_;
+  // Declared before the executor cache: cached IPU clusters bring their
+  // resident variables home into it when they are destroyed.
+  std::shared_ptr<ResourceManager> resources_ =
+      std::make_shared<ResourceManager>();
   mutable absl::Mutex mu_;
   std::unique_ptr<Graph> graph_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;

@@ -12,6 +12,16 @@
 
 namespace tensorflow_ipu {
 
+namespace {
+
+absl::Status UninitializedRefError(const Tensor& ref, const std::string& user) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "Attempting to use uninitialized value ", ref.resource_handle()->name,
+      " (read by ", user, "): run its Assign initializer first"));
+}
+
+}  // namespace
+
 struct Executor::RunState {
   std::vector<Tensor> slots;
   std::unique_ptr<std::atomic<int>[]> pending;
@@ -83,6 +93,9 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
     const Node* n = item.node;
     std::vector<int> preds;
     for (const TensorRef& in : n->inputs()) {
+      if (in.node->op() == "VariableV2" && n->op() != "Assign") {
+        item.ref_inputs.push_back(static_cast<int>(item.input_slots.size()));
+      }
       auto f = fed.find(key(in));
       if (f != fed.end()) {
         item.input_slots.push_back(ex->feed_slot_base_ + f->second);
@@ -130,6 +143,11 @@ absl::Status Executor::ComputeItem(RunState* state, int i) const {
     ptrs = heap.data();
   }
   for (int k = 0; k < n_in; ++k) ptrs[k] = &state->slots[item.input_slots[k]];
+  for (int k : item.ref_inputs) {
+    if (ptrs[k]->IsUninitializedRef()) {
+      return UninitializedRefError(*ptrs[k], item.node->name());
+    }
+  }
   params.inputs = absl::Span<const Tensor* const>(ptrs, n_in);
   params.outputs = &state->slots[item.output_base];
   params.eigen_device = &device_->eigen_device();
@@ -219,7 +237,12 @@ absl::Status Executor::Run(const std::vector<Tensor>& feed_values,
   }
   fetch_values->clear();
   fetch_values->reserve(fetch_slots_.size());
-  for (int s : fetch_slots_) fetch_values->push_back(state.slots[s]);
+  for (int s : fetch_slots_) {
+    if (state.slots[s].IsUninitializedRef()) {
+      return UninitializedRefError(state.slots[s], "the fetch");
+    }
+    fetch_values->push_back(state.slots[s]);
+  }
   return absl::OkStatus();
 }
 

@@ -53,6 +53,9 @@ class Executor {
     std::vector<int> successors;
     int num_predecessors = 0;
     bool expensive = true;
+    // Inputs fed by a reference variable (VariableV2), which must be
+    // initialised unless this node is the Assign that initialises it.
+    std::vector<int> ref_inputs;
   };
   struct RunState;
 

@@ -2,21 +2,18 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/logging.h"
 #include "tensorflow_ipu/core/status_macros.h"
 #include "tensorflow_ipu/ipu/ipu_system.h"
+#include "tensorflow_ipu/runtime/ipu_auto_report.h"
+#include "tensorflow_ipu/runtime/ipu_cluster_events.h"
+#include "tensorflow_ipu/runtime/ipu_feeds.h"
 
 namespace tensorflow_ipu {
 namespace {
-
-// The simulated devices are not thread-safe, and an engine load followed by
-// its run must not interleave with another engine's.
-absl::Mutex& DeviceMutex() {
-  static absl::Mutex* mu = new absl::Mutex;
-  return *mu;
-}
 
 }  // namespace
 
@@ -58,8 +55,15 @@ absl::StatusOr<compiler::CompiledCluster*> IpuClusterRuntime::GetOrCompile(
   absl::MutexLock lock(&mu_);
   auto it = cache_.find(signature);
   if (it != cache_.end()) return it->second.get();
+  ASSIGN_OR_RETURN(poplar_sim::OptionFlags engine_options,
+                   ClusterEngineOptions(ir_.name));
+  const int64_t compile_begin = RecordCompileBegin(ir_.name, ipu_ordinal_);
+  absl::StatusOr<std::unique_ptr<compiler::CompiledCluster>> compile_result =
+      compiler::CompileCluster(ir_, target, engine_options);
+  RecordCompileEnd(ir_.name, ipu_ordinal_, compile_begin,
+                   compile_result.status());
   ASSIGN_OR_RETURN(std::unique_ptr<compiler::CompiledCluster> compiled,
-                   compiler::CompileCluster(ir_, target));
+                   std::move(compile_result));
   ++num_compilations_;
   *compiled_now = true;
   compiler::CompiledCluster* raw = compiled.get();
@@ -77,21 +81,69 @@ absl::Status IpuClusterRuntime::Run(const std::vector<Tensor>& inputs,
   std::vector<Tensor> outputs;
   compiler::ClusterRunStats stats;
   uint64_t loads = 0;
+  VariableTransfers transfers;
   {
-    absl::MutexLock lock(&DeviceMutex());
+    absl::MutexLock lock(&IpuDeviceMutex());
+    EngineResidency* residency = ResidencyOf(compiled);
     const uint64_t loads_before = device.getNumEngineLoads();
+    const int64_t run_begin = TraceNowMicros();
+    ASSIGN_OR_RETURN(transfers,
+                     residency->PrepareRun(device, *session_->resources));
+    // Each loop's infeed elements go in as one buffer of records, and its
+    // outfeed records come back as one, for the whole run.
+    std::map<std::string, std::vector<Tensor>> infeed_records;
+    for (int k = 0; k < static_cast<int>(compiled->infeeds().size()); ++k) {
+      const compiler::FeedBinding& b = compiled->infeeds()[k];
+      auto it = infeed_records.find(b.feed_name);
+      if (it == infeed_records.end()) {
+        ASSIGN_OR_RETURN(std::vector<Tensor> records,
+                         InfeedRegistry::Get().Take(b.feed_name, b.records_per_run));
+        it = infeed_records.emplace(b.feed_name, std::move(records)).first;
+      }
+      if (b.index >= static_cast<int>(it->second.size())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Infeed '", b.feed_name, "' has ", it->second.size(),
+            " components; cluster ", ir_.name, " reads component ", b.index));
+      }
+      RETURN_IF_ERROR(compiled->ConnectInfeed(k, it->second[b.index]));
+    }
+    std::vector<Tensor> outfeed_records;
+    for (int k = 0; k < static_cast<int>(compiled->outfeeds().size()); ++k) {
+      ASSIGN_OR_RETURN(Tensor records, compiled->ConnectOutfeed(k));
+      outfeed_records.push_back(std::move(records));
+    }
     ASSIGN_OR_RETURN(stats, compiled->Run(device, inputs, &outputs));
+    residency->FinishRun();
+    std::map<std::string, std::vector<Tensor>> by_feed;
+    for (int k = 0; k < static_cast<int>(outfeed_records.size()); ++k) {
+      const compiler::FeedBinding& b = compiled->outfeeds()[k];
+      std::vector<Tensor>& components = by_feed[b.feed_name];
+      if (components.size() <= static_cast<size_t>(b.index)) {
+        components.resize(b.index + 1);
+      }
+      components[b.index] = std::move(outfeed_records[k]);
+    }
+    for (auto& [name, components] : by_feed) {
+      OutfeedRegistry::Get().Append(name, std::move(components));
+    }
+    RecordClusterRun(ir_, ipu_ordinal_, stats, run_begin);
     loads = device.getNumEngineLoads() - loads_before;
   }
-  if (stats.engine_switched && !session_->warned_engine_switch.exchange(true)) {
+  if (transfers.reloaded && !session_->warned_engine_switch.exchange(true)) {
     TFIPU_LOG(WARNING)
         << "Engine switch on /device:IPU:" << ipu_ordinal_ << ": cluster "
-        << ir_.name
-        << " replaced another executable on the device. The device holds one "
-           "executable at a time, so alternating between IPU clusters (for "
-           "example a global_step increment placed on the IPU) reloads code "
-           "on every switch; place such ops on the host or in the same "
-           "cluster (reported once per session)";
+        << ir_.name << " replaced " << transfers.outgoing_cluster
+        << " on the device, and the two keep alternating. The device holds "
+           "one executable at a time, so every switch reloads code and "
+           "constants and moves resident variables over the host link. "
+        << (transfers.involves_global_step
+                ? "The variable global_step is updated on the IPU by a "
+                  "separate executable: create it under the CPU device "
+                  "before building the IPU graph "
+                  "(train::get_or_create_global_step(root.WithDevice(\"cpu\")))"
+                : "Put the alternating ops into one cluster (one compile "
+                  "call) or on the host")
+        << " (reported once per session)";
   }
 
   ASSIGN_OR_RETURN(*packed,
@@ -117,6 +169,9 @@ absl::Status IpuClusterRuntime::Run(const std::vector<Tensor>& inputs,
   p.engine_loads = loads;
   p.engine_switched = stats.engine_switched;
   p.load_seconds = stats.engine_loaded ? stats.load.seconds : 0;
+  p.variable_bytes_saved = transfers.bytes_saved;
+  p.variable_bytes_restored = transfers.bytes_restored;
+  p.variable_seconds = transfers.seconds;
   p.compiled = compiled_now;
   for (const poplar_sim::TileMemory& tile : compiled->engine().getTileMemory()) {
     p.max_tile_bytes = std::max<uint64_t>(p.max_tile_bytes, tile.total());
@@ -125,6 +180,14 @@ absl::Status IpuClusterRuntime::Run(const std::vector<Tensor>& inputs,
   absl::MutexLock lock(&mu_);
   last_ = std::move(p);
   return absl::OkStatus();
+}
+
+EngineResidency* IpuClusterRuntime::ResidencyOf(
+    compiler::CompiledCluster* compiled) {
+  absl::MutexLock lock(&mu_);
+  std::unique_ptr<EngineResidency>& r = residencies_[compiled];
+  if (r == nullptr) r = std::make_unique<EngineResidency>(compiled, ir_.name);
+  return r.get();
 }
 
 std::optional<IpuClusterProfile> IpuClusterRuntime::TakeLastProfile() {

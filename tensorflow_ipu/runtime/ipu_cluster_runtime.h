@@ -28,7 +28,9 @@
 #include "absl/synchronization/mutex.h"
 #include "tensorflow_ipu/compiler/cluster_compiler.h"
 #include "tensorflow_ipu/compiler/cluster_ir.h"
+#include "tensorflow_ipu/core/resource_mgr.h"
 #include "tensorflow_ipu/runtime/ipu_run_profile.h"
+#include "tensorflow_ipu/runtime/ipu_variable_residency.h"
 
 namespace tensorflow_ipu {
 
@@ -45,6 +47,8 @@ const std::vector<DataType>& ClusterInputGroups();
 // Per session: what all its clusters share.
 struct IpuSessionState {
   std::atomic<bool> warned_engine_switch{false};
+  // The session's variables, which clusters keep in device memory.
+  std::shared_ptr<ResourceManager> resources;
 };
 
 // Byte offset of each result in the packed output, and the total size.
@@ -75,6 +79,7 @@ class IpuClusterRuntime {
   int num_compilations() const;
 
  private:
+  EngineResidency* ResidencyOf(compiler::CompiledCluster* compiled);
   absl::StatusOr<compiler::CompiledCluster*> GetOrCompile(
       const std::vector<Tensor>& inputs, const poplar_sim::Device& device,
       bool* compiled_now);
@@ -88,6 +93,11 @@ class IpuClusterRuntime {
       ABSL_GUARDED_BY(mu_);
   int num_compilations_ ABSL_GUARDED_BY(mu_) = 0;
   std::optional<IpuClusterProfile> last_ ABSL_GUARDED_BY(mu_);
+  // Declared after cache_ so they go first: they read their engines'
+  // variables home when destroyed.
+  absl::flat_hash_map<compiler::CompiledCluster*,
+                      std::unique_ptr<EngineResidency>>
+      residencies_ ABSL_GUARDED_BY(mu_);
 };
 
 // Process-wide: key (an attr of the "_IpuCluster" node) -> runtime.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,10 @@
 
 namespace tensorflow_ipu {
 namespace {
+
+// The attr ipu::ipu_compiler::compile puts on a function's ops (the IPU
+// layer sits above the runtime, so the name is repeated here).
+constexpr char kCompileClusterAttr[] = "_ipu_compile";
 
 std::string TensorName(const TensorRef& r) {
   return absl::StrCat(r.node->name(), ":", r.index);
@@ -35,6 +40,13 @@ class Partitioner {
               const Placement& placement)
       : graph_(graph), feeds_(feeds), needed_(needed), placement_(placement) {}
 
+  // Ops that only pass values through: a cluster of nothing else is not
+  // worth an engine (the vendor's port runs such graphs on the host).
+  static bool PassesThrough(const Node& n) {
+    return n.op() == "ReadVariableOp" || n.op() == "Identity" ||
+           n.op() == "NoOp" || n.op() == "Const";
+  }
+
   absl::StatusOr<PartitionedRun> Run(const std::vector<TensorRef>& fetches,
                                      const std::vector<const Node*>& targets) {
     for (const TensorRef& f : feeds_) {
@@ -46,6 +58,23 @@ class Partitioner {
       }
     }
     AssignClusters();
+    // Clusters that only read variables or pass values through run on the
+    // host: fetching a variable then copies it from the device that holds
+    // it, instead of loading an engine to do the same.
+    bool demoted = false;
+    for (const Cluster& c : clusters_) {
+      if (!std::all_of(c.nodes.begin(), c.nodes.end(),
+                       [](const Node* n) { return PassesThrough(*n); })) {
+        continue;
+      }
+      for (const Node* n : c.nodes) placement_[n->id()].on_ipu = false;
+      demoted = true;
+    }
+    if (demoted) {
+      clusters_.clear();
+      cluster_of_.clear();
+      AssignClusters();
+    }
     CollectResults(fetches);
     PartitionedRun run;
     run.graph = graph_.ToGraphDef();
@@ -88,21 +117,29 @@ class Partitioner {
     absl::flat_hash_map<int64_t, int> result_index;
   };
 
+  // Handle ops only name a variable: they run on the host, and every
+  // cluster that uses the variable gets its own copy of the handle op.
   bool OnIpu(const Node* n) const {
     auto it = placement_.find(n->id());
-    return it != placement_.end() && it->second.on_ipu;
+    return it != placement_.end() && it->second.on_ipu &&
+           n->op() != "VarHandleOp";
   }
   int Ordinal(const Node* n) const { return placement_.at(n->id()).ipu_ordinal; }
 
   void AssignClusters() {
     absl::flat_hash_map<int, int> level;
-    std::map<std::pair<int, int>, std::vector<const Node*>> groups;
+    // A compile() call is a cluster of its own (one engine), as XLA makes
+    // it; ops under ipu_scope outside compile() are grouped automatically.
+    std::map<std::tuple<int, int, std::string>, std::vector<const Node*>> groups;
     for (const Node* n : needed_) {
       int l = 0;
       auto visit = [&](const Node* p) {
         const int lp = level.at(p->id());
+        // Leaving a cluster (to the host, another device or another
+        // compile() call) starts a later one.
         const bool crosses =
-            OnIpu(p) && (!OnIpu(n) || Ordinal(p) != Ordinal(n));
+            OnIpu(p) && (!OnIpu(n) || Ordinal(p) != Ordinal(n) ||
+                         CompileTag(*p) != CompileTag(*n));
         l = std::max(l, crosses ? lp + 1 : lp);
       };
       for (const TensorRef& in : n->inputs()) {
@@ -110,18 +147,23 @@ class Partitioner {
       }
       for (const Node* c : n->control_inputs()) visit(c);
       level[n->id()] = l;
-      if (OnIpu(n)) groups[{l, Ordinal(n)}].push_back(n);
+      if (OnIpu(n)) groups[{l, Ordinal(n), CompileTag(*n)}].push_back(n);
     }
     for (auto& [key, nodes] : groups) {
       Cluster c;
-      c.level = key.first;
-      c.ipu_ordinal = key.second;
+      c.level = std::get<0>(key);
+      c.ipu_ordinal = std::get<1>(key);
       c.name = absl::StrCat("cluster_", clusters_.size());
       c.node_name = UniqueNodeName(absl::StrCat("_ipu_", c.name));
       c.nodes = std::move(nodes);
       for (const Node* n : c.nodes) cluster_of_[n->id()] = clusters_.size();
       clusters_.push_back(std::move(c));
     }
+  }
+
+  static std::string CompileTag(const Node& n) {
+    auto it = n.def().attr().find(kCompileClusterAttr);
+    return it == n.def().attr().end() ? std::string() : it->second.s();
   }
 
   std::string UniqueNodeName(std::string base) const {
@@ -187,8 +229,10 @@ class Partitioner {
         if (inside || arg_of.contains(Key(in))) continue;
         arg_of[Key(in)] = -1;
         // Host constants are compiled into the cluster, as XLA does: ops
-        // such as Sum need their axes at compile time.
-        if (!IsFed(feeds_, in) && in.node->constant_value() != nullptr) {
+        // such as Sum need their axes at compile time. So are variable
+        // handles: the variable then lives in the cluster's device memory.
+        if (!IsFed(feeds_, in) && (in.node->constant_value() != nullptr ||
+                                   in.node->op() == "VarHandleOp")) {
           constants.push_back(in);
         } else {
           args.push_back(in);
@@ -207,7 +251,9 @@ class Partitioner {
     for (const TensorRef& k : constants) {
       const int op = ir.AddOp(k.node->def(), {}, {k.node->output_type(0)},
                               {k.node->output_shape(0)});
-      ir.ops[op].constant = *k.node->constant_value();
+      if (k.node->constant_value() != nullptr) {
+        ir.ops[op].constant = *k.node->constant_value();
+      }
       arg_of[Key(k)] = op;
     }
     absl::flat_hash_map<int, int> op_of;  // node id -> IR op
@@ -229,6 +275,10 @@ class Partitioner {
       const int op = ir.AddOp(n->def(), std::move(inputs), std::move(types),
                               std::move(shapes));
       if (n->constant_value() != nullptr) ir.ops[op].constant = *n->constant_value();
+      for (const Node* p : n->control_inputs()) {
+        auto it = op_of.find(p->id());
+        if (it != op_of.end()) ir.ops[op].control_inputs.push_back(it->second);
+      }
       op_of[n->id()] = op;
     }
     for (const TensorRef& r : c.results) {
@@ -280,7 +330,7 @@ class Partitioner {
   const Graph& graph_;
   const std::vector<TensorRef>& feeds_;
   const std::vector<const Node*>& needed_;
-  const Placement& placement_;
+  Placement placement_;
   std::vector<Cluster> clusters_;
   absl::flat_hash_map<int, size_t> cluster_of_;
 };

@@ -2,13 +2,17 @@
 //
 // The IPU nodes of a run become clusters, one per IPU device and phase. The
 // phase of a node counts how many times the values it depends on went from
-// an IPU to the host (or to another IPU device) and back: an IPU node that
+// an IPU to the host (or to another IPU device, or another compile() call's
+// cluster) and back: an IPU node that
 // reads a host node which read IPU results goes into a later cluster than
 // those results, so the partitioned graph stays acyclic. Formally, in
 // topological order, level(n) is the maximum over n's data and control
 // predecessors p of level(p), plus one when p is on an IPU and n is on the
-// host or on another IPU device. A cluster is the set of IPU nodes of one
-// device and one level.
+// host, on another IPU device or in another compile() call. A cluster is the
+// set of IPU nodes of one device, one level and one compile() call (ops under
+// ipu_scope outside compile() form their own clusters). A cluster of
+// pass-through ops only (reads of variables, Identity, NoOp, Const) runs on
+// the host instead: it is not worth an engine.
 //
 // The partitioned graph is the original graph plus, per cluster, one
 // "_IpuCluster" node (its inputs: the host values and other clusters'

@@ -28,6 +28,12 @@ struct IpuClusterProfile {
   uint64_t engine_loads = 0;      // Device::getNumEngineLoads increase
   bool engine_switched = false;   // another engine was on the device
   double load_seconds = 0;        // the simulated cost of that load
+  // Resource variables moved over the host link around this run: saved from
+  // the engine this one replaced, restored into this one (zero in steady
+  // state), and the simulated time of those transfers.
+  uint64_t variable_bytes_saved = 0;
+  uint64_t variable_bytes_restored = 0;
+  double variable_seconds = 0;
   uint64_t max_tile_bytes = 0;    // memory of the fullest tile (all categories)
   int tiles_used = 0;             // tiles holding any of the engine's memory
   bool compiled = false;          // this run compiled the cluster

@@ -1,5 +1,8 @@
 #include "tensorflow_ipu/runtime/placer.h"
 
+#include <set>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/compiler/lowering_registry.h"
 #include "tensorflow_ipu/ipu/ipu_system.h"
@@ -13,6 +16,47 @@ bool RunsOnHostAlways(const Node& n) {
   if (n.op() == "Placeholder" || n.op() == "PlaceholderWithDefault") return true;
   auto it = n.def().attr().find(kOutsideCompilationAttr);
   return it != n.def().attr().end() && it->second.b();
+}
+
+bool IsRefUpdate(const Node& n) {
+  return (n.op() == "Assign" || n.op() == "AssignAdd" || n.op() == "AssignSub") &&
+         !n.inputs().empty() && n.inputs()[0].node->op() == "VariableV2";
+}
+
+// The node whose placement `n` must share: the producer of its resource
+// handle (resource ops live with their variable) or of its reference
+// variable (Assign and friends), as TensorFlow colocates them.
+const Node* ColocationSource(const Node& n) {
+  if (IsRefUpdate(n)) return n.inputs()[0].node;
+  for (const TensorRef& in : n.inputs()) {
+    if (in.node->output_type(in.index) == DT_RESOURCE) return in.node;
+  }
+  return nullptr;
+}
+
+// TensorFlow's error for a reference variable on a device without its
+// kernels, with the colocation debug info listing the group's op types.
+absl::Status RefVariableOnIpuError(const Node& variable,
+                                   const DeviceName& device,
+                                   const PlacementEnv& env) {
+  std::set<std::string> types = {variable.op()};
+  for (const Node* consumer : variable.data_consumers()) {
+    if (IsRefUpdate(*consumer)) types.insert(consumer->op());
+  }
+  std::string info;
+  for (const std::string& t : types) {
+    absl::StrAppend(&info, "\n", t, ": CPU",
+                    env.has_ipu_lowering && env.has_ipu_lowering(t) ? " IPU" : "");
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Cannot assign a device for operation '", variable.name(),
+      "': Could not satisfy explicit device specification '", device.ToString(),
+      "' because no supported kernel for IPU devices is available.\n"
+      "Colocation Debug Info:\n"
+      "Colocation group had the following types and devices:",
+      info,
+      "\nUse a resource variable instead (get_variable in a variable_scope "
+      "with use_resource, or VarHandleOp)."));
 }
 
 }  // namespace
@@ -40,6 +84,20 @@ absl::StatusOr<Placement> PlaceNodes(const std::vector<const Node*>& nodes,
   Placement placement;
   for (const Node* n : nodes) {
     NodePlacement& p = placement[n->id()];
+    if (const Node* source = ColocationSource(*n)) {
+      auto it = placement.find(source->id());
+      if (it != placement.end()) {
+        p = it->second;
+        if (p.on_ipu &&
+            (!env.has_ipu_lowering || !env.has_ipu_lowering(n->op()))) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "Cannot place node '", n->name(), "' (", n->op(),
+              ") with its variable '", source->name(), "' on /device:IPU:",
+              p.ipu_ordinal, ": op ", n->op(), " has no IPU lowering"));
+        }
+        continue;
+      }
+    }
     const DeviceName& device = n->requested_device();
     if (!device.IsIpu() || RunsOnHostAlways(*n)) continue;
     const int ordinal = device.has_id ? device.id : 0;
@@ -59,6 +117,7 @@ absl::StatusOr<Placement> PlaceNodes(const std::vector<const Node*>& nodes,
           env.num_ipu_devices - 1,
           "); select more devices with auto_select_ipus"));
     }
+    if (n->op() == "VariableV2") return RefVariableOnIpuError(*n, device, env);
     if (!env.has_ipu_lowering || !env.has_ipu_lowering(n->op())) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Cannot place node '", n->name(), "' on /device:IPU:", ordinal,

@@ -213,7 +213,11 @@ std::vector<OpCase> Cases() {
   cases.push_back({"Identity",
                    {Floats({3}, -1, 1, 10)},
                    [](const Scope& s, const std::vector<Output>& in) {
-                     return std::vector<Output>{ops::Identity(s, in[0])};
+                     // An Identity alone passes values through and runs on
+                     // the host; between two ops it is lowered.
+                     auto x = ops::Neg(s, in[0]);
+                     return std::vector<Output>{
+                         ops::Neg(s, ops::Identity(s, x))};
                    }});
   cases.push_back({"CastFloatToInt",
                    {Floats({8}, -5, 5, 11)},

@@ -92,8 +92,16 @@ absl::StatusOr<Output> ReshapeToKeptDims(const Scope& scope,
   return Output(ops::Reshape(scope, g, kept));
 }
 
+// Built in `dtype` directly (not a double constant cast): the IPU has no
+// doubles, and gradients are often lowered there.
 Output ScalarOf(const Scope& scope, DataType dtype, double value) {
-  return ops::Cast(scope, ops::Const(scope, value), dtype);
+  Tensor t(dtype, TensorShape());
+  scope.UpdateStatus(SwitchOnType(dtype, [&](auto v) -> absl::Status {
+    using T = decltype(v);
+    t.data<T>()[0] = static_cast<T>(value);
+    return absl::OkStatus();
+  }));
+  return ops::Const(scope, t);
 }
 
 }  // namespace grad_internal

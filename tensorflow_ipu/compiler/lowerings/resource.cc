@@ -1,0 +1,62 @@
+// Lowerings of the resource variable ops. A variable of a cluster is one
+// device tensor that lives as long as the engine (the emitter makes it for
+// each VarHandleOp, with host read and write handles, see
+// cluster_compiler.h), so reads and assignments are on-device copies and maps
+// and nothing crosses the host link.
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "poplar_sim/popops/elementwise.h"
+#include "poplar_sim/program.h"
+#include "tensorflow_ipu/compiler/lowering_registry.h"
+
+namespace tensorflow_ipu {
+namespace compiler {
+namespace {
+
+namespace program = poplar_sim::program;
+
+// The handle op is lowered by the emitter itself (it owns the host handles);
+// registering it tells the placer that variables can live on the IPU.
+absl::Status LowerVarHandle(LoweringContext& ctx) {
+  return absl::InternalError(absl::StrCat(
+      "VarHandleOp '", ctx.op().name(), "' must be lowered by the emitter"));
+}
+
+// A read is a snapshot: later assignments in the cluster must not change it.
+absl::Status LowerRead(LoweringContext& ctx) {
+  poplar_sim::Tensor snapshot = ctx.graph().clone(ctx.input(0), ctx.op().name());
+  ctx.prog().add(program::Copy(ctx.input(0), snapshot, ctx.op().name()));
+  ctx.SetOutput(0, snapshot);
+  return absl::OkStatus();
+}
+
+absl::Status LowerAssign(LoweringContext& ctx) {
+  if (ctx.input(1).shape() != ctx.input(0).shape()) {
+    return ctx.Error("the value's shape differs from the variable's");
+  }
+  ctx.prog().add(program::Copy(ctx.input(1), ctx.input(0), ctx.op().name()));
+  return absl::OkStatus();
+}
+
+LoweringFn AssignUpdate(poplar_sim::popops::BinaryOpType type) {
+  return [type](LoweringContext& ctx) {
+    if (ctx.input(1).shape() != ctx.input(0).shape()) {
+      return ctx.Error("the value's shape differs from the variable's");
+    }
+    poplar_sim::popops::mapInPlace(ctx.graph(), type, ctx.input(0), ctx.input(1),
+                                   ctx.prog(), ctx.op().name());
+    return absl::OkStatus();
+  };
+}
+
+REGISTER_IPU_LOWERING("VarHandleOp", LowerVarHandle);
+REGISTER_IPU_LOWERING("ReadVariableOp", LowerRead);
+REGISTER_IPU_LOWERING("AssignVariableOp", LowerAssign);
+REGISTER_IPU_LOWERING("AssignAddVariableOp",
+                      AssignUpdate(poplar_sim::popops::BinaryOpType::ADD));
+REGISTER_IPU_LOWERING("AssignSubVariableOp",
+                      AssignUpdate(poplar_sim::popops::BinaryOpType::SUBTRACT));
+
+}  // namespace
+}  // namespace compiler
+}  // namespace tensorflow_ipu

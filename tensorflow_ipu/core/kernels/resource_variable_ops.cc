@@ -1,0 +1,129 @@
+// CPU kernels of the resource variable ops. The variable lives in the
+// session's ResourceManager; reads and updates go through Var, which brings
+// the value home first when an IPU holds the current copy.
+#include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/core/device_name.h"
+#include "tensorflow_ipu/core/op_kernel.h"
+#include "tensorflow_ipu/core/resource_mgr.h"
+#include "tensorflow_ipu/core/status_macros.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+absl::StatusOr<std::shared_ptr<Var>> VarFromInput(OpKernelContext* ctx) {
+  if (ctx->resources() == nullptr) {
+    return absl::InternalError(absl::StrCat(
+        "node '", ctx->node().name(), "' needs a session's resource manager"));
+  }
+  absl::StatusOr<const ResourceHandle*> handle = HandleFromInput(ctx->input(0));
+  if (!handle.ok()) return ctx->InvalidArgument(handle.status().message());
+  return ctx->resources()->LookupOrCreate(**handle);
+}
+
+class VarHandleOpKernel : public OpKernel {
+ public:
+  absl::Status Init(OpKernelConstruction* ctx) override {
+    ResourceHandle h;
+    ASSIGN_OR_RETURN(h.name, ctx->GetAttr<std::string>("shared_name"));
+    if (h.name.empty()) h.name = ctx->node().name();
+    ASSIGN_OR_RETURN(h.dtype, ctx->GetAttr<DataType>("dtype"));
+    ASSIGN_OR_RETURN(h.shape, ctx->GetAttr<TensorShape>("shape"));
+    if (!h.shape.IsFullyDefined()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Variable ", h.name, " has shape ", h.shape.DebugString(),
+          "; variables need a fully defined shape"));
+    }
+    handle_ = Tensor::ResourceHandleScalar(std::move(h));
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) override {
+    // Creating the variable here reports a dtype or shape conflict early.
+    if (ctx->resources() != nullptr) {
+      RETURN_IF_ERROR(
+          ctx->resources()->LookupOrCreate(*handle_.resource_handle()).status());
+    }
+    ctx->set_output(0, handle_);
+    return absl::OkStatus();
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  Tensor handle_;
+};
+
+class ReadVariableOpKernel : public OpKernel {
+ public:
+  absl::Status Compute(OpKernelContext* ctx) override {
+    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, VarFromInput(ctx));
+    ASSIGN_OR_RETURN(Tensor value, var->Read());
+    ctx->set_output(0, std::move(value));
+    return absl::OkStatus();
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class AssignVariableOpKernel : public OpKernel {
+ public:
+  absl::Status Compute(OpKernelContext* ctx) override {
+    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, VarFromInput(ctx));
+    // Values are never written in place, so sharing the buffer is safe.
+    return var->Assign(ctx->input(1));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+// AssignAddVariableOp (kSign = 1) and AssignSubVariableOp (kSign = -1).
+template <int kSign>
+class AssignUpdateVariableOpKernel : public OpKernel {
+ public:
+  absl::Status Compute(OpKernelContext* ctx) override {
+    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, VarFromInput(ctx));
+    const Tensor& delta = ctx->input(1);
+    if (delta.dtype() != var->dtype() || delta.shape() != var->shape()) {
+      return ctx->InvalidArgument(absl::StrCat(
+          "Cannot update variable ", var->name(), " of type ",
+          DataTypeString(var->dtype()), " and shape ",
+          var->shape().DebugString(), " with a value ", delta.SummaryString()));
+    }
+    const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
+    return var->Update([&](Tensor* value) {
+      Tensor updated(value->dtype(), value->shape());
+      return SwitchOnType(value->dtype(), [&](auto t) -> absl::Status {
+        using T = decltype(t);
+        if constexpr (std::is_same_v<T, bool>) {
+          return absl::InvalidArgumentError("cannot add booleans");
+        } else {
+          if constexpr (kSign > 0) {
+            updated.flat<T>().device(device) = value->flat<T>() + delta.flat<T>();
+          } else {
+            updated.flat<T>().device(device) = value->flat<T>() - delta.flat<T>();
+          }
+          *value = std::move(updated);
+          return absl::OkStatus();
+        }
+      });
+    });
+  }
+};
+
+class VarIsInitializedOpKernel : public OpKernel {
+ public:
+  absl::Status Compute(OpKernelContext* ctx) override {
+    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, VarFromInput(ctx));
+    ctx->set_output(0, Tensor::Scalar<bool>(var->IsInitialized()));
+    return absl::OkStatus();
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+REGISTER_KERNEL("VarHandleOp", kDeviceTypeCpu, VarHandleOpKernel);
+REGISTER_KERNEL("ReadVariableOp", kDeviceTypeCpu, ReadVariableOpKernel);
+REGISTER_KERNEL("AssignVariableOp", kDeviceTypeCpu, AssignVariableOpKernel);
+REGISTER_KERNEL("AssignAddVariableOp", kDeviceTypeCpu,
+                AssignUpdateVariableOpKernel<1>);
+REGISTER_KERNEL("AssignSubVariableOp", kDeviceTypeCpu,
+                AssignUpdateVariableOpKernel<-1>);
+REGISTER_KERNEL("VarIsInitializedOp", kDeviceTypeCpu, VarIsInitializedOpKernel);
+
+}  // namespace
+}  // namespace tensorflow_ipu

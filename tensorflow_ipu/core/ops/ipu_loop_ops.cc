@@ -1,0 +1,86 @@
+// The ops of on-device loops and host feeds (ipu::loops::repeat,
+// IPUInfeedQueue, IPUOutfeedQueue). The loop ops carry the internal attrs
+// "_ipu_loop" (the loop's id) and "_ipu_loop_count" (its iterations); they
+// have IPU lowerings only (compiler/cluster_compiler.cc), except the host
+// ends of the feeds, whose kernels are in runtime/ipu_feed_ops.cc.
+#include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/core/op_registry.h"
+#include "tensorflow_ipu/core/status_macros.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+absl::Status ShapeAttr(InferenceContext* c) {
+  ASSIGN_OR_RETURN(TensorShape s, c->GetAttr<TensorShape>("shape"));
+  c->set_output(0, s);
+  return absl::OkStatus();
+}
+
+// A loop-carried value: its input is the value before the first iteration,
+// its output the value during an iteration.
+REGISTER_OP(OpDefBuilder("IpuLoopEnter")
+                .Input("input", "T")
+                .Output("output", "T")
+                .TypeAttr("T", {})
+                .Attr("index", "int")
+                .SetShapeFn(shape_fns::UnchangedShape));
+
+// The end of an iteration: its input is the carried value for the next
+// iteration; its output the value after the last one.
+REGISTER_OP(OpDefBuilder("IpuLoopExit")
+                .Input("input", "T")
+                .Output("output", "T")
+                .TypeAttr("T", {})
+                .Attr("index", "int")
+                .SetShapeFn(shape_fns::UnchangedShape));
+
+// Component `index` of the infeed's next element.
+REGISTER_OP(OpDefBuilder("IpuInfeedDequeue")
+                .Output("output", "dtype")
+                .TypeAttr("dtype", {})
+                .Attr("shape", "shape")
+                .Attr("feed_name", "string")
+                .Attr("index", "int")
+                .SetIsStateful()
+                .SetShapeFn(ShapeAttr));
+
+// Sends component `index` of an outfeed element to the host, once per
+// iteration.
+REGISTER_OP(OpDefBuilder("IpuOutfeedEnqueue")
+                .Input("input", "T")
+                .TypeAttr("T", {})
+                .Attr("feed_name", "string")
+                .Attr("index", "int")
+                .SetIsStateful());
+
+// Host: component `index` of everything enqueued since the last dequeue,
+// stacked along a new first dimension (mode "all"), or the last element
+// (mode "last").
+REGISTER_OP(OpDefBuilder("IpuOutfeedDequeue")
+                .Output("output", "dtype")
+                .TypeAttr("dtype", {})
+                .Attr("shape", "shape")
+                .Attr("feed_name", "string")
+                .Attr("index", "int")
+                .Attr("mode", "string", MakeAttrValue(std::string("all")))
+                .SetIsStateful()
+                .SetShapeFn([](InferenceContext* c) -> absl::Status {
+                  ASSIGN_OR_RETURN(TensorShape s, c->GetAttr<TensorShape>("shape"));
+                  ASSIGN_OR_RETURN(std::string mode, c->GetAttr<std::string>("mode"));
+                  if (mode == "last") {
+                    c->set_output(0, s);
+                  } else {
+                    std::vector<int64_t> dims = {TensorShape::kUnknownDim};
+                    for (int64_t d : s.dim_sizes()) dims.push_back(d);
+                    c->set_output(0, TensorShape(dims));
+                  }
+                  return absl::OkStatus();
+                }));
+
+// Host: (re)starts the infeed's dataset from its first element.
+REGISTER_OP(OpDefBuilder("IpuInfeedInitializer")
+                .Attr("feed_name", "string")
+                .SetIsStateful());
+
+}  // namespace
+}  // namespace tensorflow_ipu

@@ -1,0 +1,97 @@
+#include "tensorflow_ipu/core/resource_mgr.h"
+
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ResourceManagerTest, CreatesOnceAndRefusesConflictingHandles) {
+  ResourceManager rm;
+  absl::StatusOr<std::shared_ptr<Var>> a =
+      rm.LookupOrCreate({"w", DT_FLOAT, TensorShape({2})});
+  ASSERT_TRUE(a.ok());
+  absl::StatusOr<std::shared_ptr<Var>> b =
+      rm.LookupOrCreate({"w", DT_FLOAT, TensorShape({2})});
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(a->get(), b->get());
+  absl::StatusOr<std::shared_ptr<Var>> c =
+      rm.LookupOrCreate({"w", DT_INT32, TensorShape({2})});
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(c.status().message(), HasSubstr("Variable w exists with type float"));
+  EXPECT_EQ(rm.Lookup("nope").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(rm.Vars().size(), 1u);
+}
+
+TEST(VarTest, ReadAssignUpdateAndErrors) {
+  Var v("w", DT_FLOAT, TensorShape({2}));
+  EXPECT_FALSE(v.IsInitialized());
+  EXPECT_EQ(v.Read().status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(v.Read().status().message(), HasSubstr("uninitialized value w"));
+  EXPECT_EQ(v.Assign(Tensor::Vector<float>({1, 2, 3})).code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(v.Assign(Tensor::Vector<float>({1, 2})).ok());
+  Tensor before = *v.Read();
+  ASSERT_TRUE(v.Update([](Tensor* t) {
+                 Tensor n(DT_FLOAT, t->shape());
+                 n.flat<float>() = t->flat<float>() * 10.f;
+                 *t = n;
+                 return absl::OkStatus();
+               }).ok());
+  // The earlier read keeps its value: values are replaced, never written.
+  EXPECT_EQ(before.data<float>()[1], 2.f);
+  EXPECT_EQ(v.Read()->data<float>()[1], 20.f);
+}
+
+// A device holder that serves one value, as the IPU runtime does.
+class FakeHolder : public VarDeviceHolder {
+ public:
+  absl::Status CopyToHost(Var* var) override {
+    ++copies;
+    absl::MutexLock lock(var->mu());
+    var->SetHostValueLocked(Tensor::Vector<float>({5, 6}));
+    return absl::OkStatus();
+  }
+  int copies = 0;
+};
+
+TEST(VarTest, ReadBringsADeviceValueHomeOnce) {
+  Var v("w", DT_FLOAT, TensorShape({2}));
+  FakeHolder holder;
+  {
+    absl::MutexLock lock(v.mu());
+    v.SetDeviceCopyLocked(&holder, /*host_still_valid=*/false);
+  }
+  EXPECT_EQ(v.Read()->data<float>()[0], 5.f);
+  EXPECT_EQ(v.Read()->data<float>()[1], 6.f);
+  EXPECT_EQ(holder.copies, 1);
+  // A host assignment makes the device copy stale.
+  ASSERT_TRUE(v.Assign(Tensor::Vector<float>({0, 0})).ok());
+  absl::MutexLock lock(v.mu());
+  EXPECT_EQ(v.holder_locked(), nullptr);
+}
+
+TEST(VarTest, ConcurrentUpdatesLoseNothing) {
+  Var v("n", DT_INT64, TensorShape());
+  ASSERT_TRUE(v.Assign(Tensor::Scalar<int64_t>(0)).ok());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&v] {
+      for (int i = 0; i < 1000; ++i) {
+        EXPECT_TRUE(v.Update([](Tensor* x) {
+                       *x = Tensor::Scalar<int64_t>(x->data<int64_t>()[0] + 1);
+                       return absl::OkStatus();
+                     }).ok());
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(v.Read()->data<int64_t>()[0], 8000);
+}
+
+}  // namespace
+}  // namespace tensorflow_ipu

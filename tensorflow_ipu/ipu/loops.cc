@@ -1,0 +1,117 @@
+#include "tensorflow_ipu/ipu/loops.h"
+
+#include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/cc/ops/base_ops.h"
+#include "tensorflow_ipu/cc/ops/op_builder.h"
+#include "tensorflow_ipu/compiler/cluster_ir.h"
+#include "tensorflow_ipu/core/attr_value_util.h"
+#include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/ipu/scopes.h"
+
+namespace tensorflow_ipu {
+namespace ipu {
+namespace loops {
+namespace {
+
+constexpr char kOutsideCompilationAttr[] = "_ipu_outside_compilation";
+
+}  // namespace
+
+absl::StatusOr<std::vector<Output>> repeat(const Scope& scope, int n,
+                                           const LoopBody& body,
+                                           const std::vector<Output>& inputs,
+                                           const IPUInfeedQueue* infeed_queue) {
+  RETURN_IF_ERROR(scope.status());
+  if (n < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "loops::repeat needs at least one iteration, got ", n));
+  }
+  absl::StatusOr<DeviceName> device = ParseDeviceName(scope.device());
+  if (!device.ok() || !device->IsIpu()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "loops::repeat builds a loop that runs on the IPU, but its scope's "
+        "device is '", scope.device(), "'; call it under ipu_scope (and "
+        "inside ipu_compiler::compile)"));
+  }
+  Graph* graph = scope.graph();
+  const std::string id = graph->UniqueName("loop");
+  const Scope loop = scope.NewSubScope(id);
+  const Scope body_scope =
+      loop.WithAttr(compiler::kLoopAttr, MakeAttrValue(id))
+          .WithAttr(compiler::kLoopCountAttr, MakeAttrValue(static_cast<int64_t>(n)))
+          .WithNoControlDependencies();
+  const int first_node = graph->num_nodes();
+
+  std::vector<Output> carried;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    Operation enter = ops::BuildOp(body_scope, "IpuLoopEnter", {inputs[k]},
+                                   {{"index", MakeAttrValue(static_cast<int64_t>(k))}},
+                                   "enter");
+    carried.push_back(enter.valid() ? Output(enter, 0) : Output());
+  }
+  std::vector<Output> element;
+  if (infeed_queue != nullptr) element = infeed_queue->dequeue(body_scope);
+  RETURN_IF_ERROR(scope.status());
+  std::vector<Output> next = body(body_scope, carried, element);
+  RETURN_IF_ERROR(scope.status());
+  if (next.size() != inputs.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "The body of loop ", id, " returned ", next.size(),
+        " value(s) but the loop carries ", inputs.size(), "; return the next "
+        "value of every input"));
+  }
+  std::vector<Operation> exits;
+  for (size_t k = 0; k < next.size(); ++k) {
+    if (next[k].type() != inputs[k].type() ||
+        next[k].shape() != inputs[k].shape()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Loop ", id, " carries value ", k, " as ",
+          DataTypeString(inputs[k].type()), inputs[k].shape().DebugString(),
+          ", but its body returns ", DataTypeString(next[k].type()),
+          next[k].shape().DebugString()));
+    }
+    exits.push_back(ops::BuildOp(body_scope, "IpuLoopExit", {next[k]},
+                                 {{"index", MakeAttrValue(static_cast<int64_t>(k))}},
+                                 "exit"));
+  }
+  // The body's ops that nothing else uses (updates, enqueues) must run in
+  // every iteration: the body's end depends on them.
+  std::vector<Operation> sinks;
+  for (int i = first_node; i < graph->num_nodes(); ++i) {
+    Node* node = graph->node(i);
+    auto oc = node->def().attr().find(kOutsideCompilationAttr);
+    if (oc != node->def().attr().end() && oc->second.b()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "Op '", node->name(), "' uses outside_compilation_scope inside loop ",
+          id, ": outside compilation inside a loops::repeat body is not "
+          "supported; compute it on the host before or after the loop"));
+    }
+    if (node->op() == "IpuLoopExit") continue;
+    if (node->data_consumers().empty() && node->control_consumers().empty()) {
+      sinks.push_back(Operation(node));
+    }
+  }
+  Operation body_end =
+      ops::NoOp(body_scope.WithControlDependencies(sinks).WithOpName("body_end"));
+  std::vector<Operation> after = exits;
+  after.push_back(body_end);
+  for (const std::string& name :
+       graph->GetCollection(std::string(kLoopSideEffectsPrefix) + id)) {
+    if (Node* node = graph->FindNode(name)) after.push_back(Operation(node));
+  }
+  Operation done = ops::NoOp(loop.WithControlDependencies(after).WithOpName("done"));
+  RETURN_IF_ERROR(scope.status());
+  if (exits.empty()) return std::vector<Output>{Output(done, 0)};
+  // Each result depends on the whole loop, so fetching one runs the body's
+  // side effects too.
+  std::vector<Output> out;
+  const Scope after_loop = loop.WithControlDependencies({done});
+  for (const Operation& e : exits) {
+    out.push_back(ops::Identity(after_loop.WithOpName("result"), Output(e, 0)));
+  }
+  return out;
+}
+
+}  // namespace loops
+}  // namespace ipu
+}  // namespace tensorflow_ipu

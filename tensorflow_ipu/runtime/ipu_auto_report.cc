@@ -1,0 +1,39 @@
+#include "tensorflow_ipu/runtime/ipu_auto_report.h"
+
+#include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/core/status_macros.h"
+
+namespace tensorflow_ipu {
+
+ReportSubdirectories& ReportSubdirectories::Global() {
+  static ReportSubdirectories* names = new ReportSubdirectories;
+  return *names;
+}
+
+std::string ReportSubdirectories::Claim(const std::string& directory,
+                                        const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  absl::flat_hash_set<std::string>& taken = taken_[directory];
+  std::string candidate = name;
+  for (int k = 1; taken.contains(candidate); ++k) {
+    candidate = absl::StrCat(name, "_", k);
+  }
+  taken.insert(candidate);
+  return candidate;
+}
+
+absl::StatusOr<poplar_sim::OptionFlags> ClusterEngineOptions(
+    const std::string& cluster, ReportSubdirectories* names) {
+  // What the engine will resolve: the environment is all there is to merge.
+  ASSIGN_OR_RETURN(poplar_sim::EngineOptions env,
+                   poplar_sim::resolveEngineOptions({}));
+  poplar_sim::OptionFlags options;
+  if (!env.autoReportAll && !env.autoReportExecution && !env.autoReportGraph) {
+    return options;
+  }
+  options.set("autoReport.subdirectory",
+              names->Claim(env.autoReportDirectory, cluster));
+  return options;
+}
+
+}  // namespace tensorflow_ipu

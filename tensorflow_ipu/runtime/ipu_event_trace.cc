@@ -1,0 +1,87 @@
+#include "tensorflow_ipu/runtime/ipu_event_trace.h"
+
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "tensorflow_ipu/core/status_macros.h"
+
+namespace tensorflow_ipu {
+
+IpuEventTrace& IpuEventTrace::Global() {
+  static IpuEventTrace* trace = new IpuEventTrace;
+  return *trace;
+}
+
+IpuEventTrace::IpuEventTrace(size_t capacity)
+    : capacity_(capacity > 0 ? capacity : 1) {}
+
+void IpuEventTrace::Record(IpuTraceEvent event) {
+  if (event.timestamp_us() == 0) event.set_timestamp_us(TraceNowMicros());
+  absl::MutexLock lock(&mu_);
+  if (events_.size() >= capacity_) {
+    events_.pop_front();
+    ++dropped_;
+  }
+  events_.push_back(std::move(event));
+}
+
+IpuTraceEvents IpuEventTrace::TakeEvents() {
+  std::deque<IpuTraceEvent> taken;
+  uint64_t dropped = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    taken.swap(events_);
+    std::swap(dropped, dropped_);
+  }
+  IpuTraceEvents out;
+  out.set_dropped_events(dropped);
+  out.mutable_events()->Reserve(static_cast<int>(taken.size()));
+  for (IpuTraceEvent& e : taken) *out.add_events() = std::move(e);
+  return out;
+}
+
+int64_t TraceNowMicros() { return absl::ToUnixMicros(absl::Now()); }
+
+IpuTraceEvent MakeTraceEvent(IpuTraceEvent::Type type, int ordinal,
+                             const std::string& module_name) {
+  IpuTraceEvent e;
+  e.set_type(type);
+  e.set_timestamp_us(TraceNowMicros());
+  e.set_ordinal(ordinal);
+  e.set_module_name(module_name);
+  return e;
+}
+
+absl::StatusOr<Tensor> SerializeTraceEvents(const IpuTraceEvents& events) {
+  std::string bytes;
+  if (!events.SerializeToString(&bytes)) {
+    return absl::InternalError("Could not serialize the IPU trace events");
+  }
+  ASSIGN_OR_RETURN(Tensor t,
+                   Tensor::Create(DT_UINT8, TensorShape({static_cast<int64_t>(
+                                                bytes.size())})));
+  if (!bytes.empty()) std::memcpy(t.raw_data(), bytes.data(), bytes.size());
+  return t;
+}
+
+absl::StatusOr<IpuTraceEvents> ParseTraceEvents(const Tensor& t) {
+  if (t.dtype() != DT_UINT8 || t.dims() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "IPU trace events come as a rank-1 uint8 tensor (the output of "
+        "IpuEventTrace), not ",
+        t.SummaryString()));
+  }
+  IpuTraceEvents events;
+  if (t.NumElements() > 0 &&
+      !events.ParseFromArray(t.raw_data(), static_cast<int>(t.NumElements()))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "The ", t.NumElements(),
+        " bytes given do not hold serialized IPU trace events (IpuTraceEvents)"));
+  }
+  return events;
+}
+
+}  // namespace tensorflow_ipu

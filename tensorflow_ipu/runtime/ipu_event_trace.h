@@ -1,0 +1,81 @@
+// IpuEventTrace: the process-wide recorder of IPU trace events (compile
+// begin and end, host-to-device and device-to-host transfers, engine loads,
+// executions), which the IpuEventTrace op drains, as the vendor's
+// ipu_event_trace op does.
+//
+//   IpuEventTrace::Global().Record(
+//       MakeTraceEvent(IpuTraceEvent::LOAD_ENGINE, /*ordinal=*/0, "cluster_0"));
+//   IpuTraceEvents events = IpuEventTrace::Global().TakeEvents();
+//
+// The op returns the events as a rank-1 DT_UINT8 tensor holding the
+// serialized IpuTraceEvents (this project's tensors have no strings);
+// ParseTraceEvents turns it back into the message.
+//
+// Recording is always on, so that the first fetch of the op sees the
+// compilation that preceded it. The recorder is bounded: beyond its capacity
+// it drops the oldest events and counts them (IpuTraceEvents.dropped_events),
+// so a long training loop that never drains it does not grow without bound.
+// One recorder serves every session of the process: a trace op returns the
+// events recorded since any trace op last ran.
+#ifndef TENSORFLOW_IPU_RUNTIME_IPU_EVENT_TRACE_H_
+#define TENSORFLOW_IPU_RUNTIME_IPU_EVENT_TRACE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "tensorflow_ipu/core/tensor.h"
+#include "tensorflow_ipu/runtime/ipu_trace_event.pb.h"
+
+namespace tensorflow_ipu {
+
+class IpuEventTrace {
+ public:
+  // Enough for thousands of runs between two drains.
+  static constexpr size_t kDefaultCapacity = 65536;
+
+  // The recorder the runtime records into and the op drains.
+  static IpuEventTrace& Global();
+
+  explicit IpuEventTrace(size_t capacity = kDefaultCapacity);
+  IpuEventTrace(const IpuEventTrace&) = delete;
+  IpuEventTrace& operator=(const IpuEventTrace&) = delete;
+
+  // Appends `event`; stamps it with the host wall clock when its
+  // timestamp_us is 0. When full, drops the oldest event.
+  void Record(IpuTraceEvent event);
+  // The events recorded since the last call, oldest first, with the number
+  // dropped since then; the recorder is empty afterwards.
+  IpuTraceEvents TakeEvents();
+
+  size_t capacity() const { return capacity_; }
+
+ private:
+  const size_t capacity_;
+  absl::Mutex mu_;
+  std::deque<IpuTraceEvent> events_ ABSL_GUARDED_BY(mu_);
+  uint64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// The host wall clock in microseconds since the Unix epoch (the events'
+// timestamps).
+int64_t TraceNowMicros();
+
+// An event of `type` for cluster `module_name` on /device:IPU:`ordinal`,
+// stamped now.
+IpuTraceEvent MakeTraceEvent(IpuTraceEvent::Type type, int ordinal,
+                             const std::string& module_name);
+
+// The IpuEventTrace op's output: `events` serialized into a rank-1 DT_UINT8
+// tensor.
+absl::StatusOr<Tensor> SerializeTraceEvents(const IpuTraceEvents& events);
+// The inverse. InvalidArgument when `t` is not a rank-1 DT_UINT8 tensor or
+// does not hold a serialized IpuTraceEvents.
+absl::StatusOr<IpuTraceEvents> ParseTraceEvents(const Tensor& t);
+
+}  // namespace tensorflow_ipu
+
+#endif  // TENSORFLOW_IPU_RUNTIME_IPU_EVENT_TRACE_H_

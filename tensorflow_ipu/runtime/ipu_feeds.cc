@@ -1,0 +1,155 @@
+#include "tensorflow_ipu/runtime/ipu_feeds.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/core/status_macros.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+// Stacks same-shaped tensors along a new first dimension.
+absl::StatusOr<Tensor> Stack(const std::vector<Tensor>& parts) {
+  std::vector<int64_t> dims = {static_cast<int64_t>(parts.size())};
+  for (int64_t d : parts[0].shape().dim_sizes()) dims.push_back(d);
+  ASSIGN_OR_RETURN(Tensor out, Tensor::Create(parts[0].dtype(), TensorShape(dims)));
+  const size_t bytes = parts[0].TotalBytes();
+  char* dst = static_cast<char*>(out.raw_data());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (bytes > 0) std::memcpy(dst + i * bytes, parts[i].raw_data(), bytes);
+  }
+  return out;
+}
+
+// Concatenates along the first dimension.
+absl::StatusOr<Tensor> Concat(const std::vector<Tensor>& parts) {
+  int64_t rows = 0;
+  for (const Tensor& p : parts) rows += p.dim_size(0);
+  std::vector<int64_t> dims(parts[0].shape().dim_sizes().begin(),
+                            parts[0].shape().dim_sizes().end());
+  dims[0] = rows;
+  ASSIGN_OR_RETURN(Tensor out, Tensor::Create(parts[0].dtype(), TensorShape(dims)));
+  char* dst = static_cast<char*>(out.raw_data());
+  for (const Tensor& p : parts) {
+    if (p.TotalBytes() > 0) std::memcpy(dst, p.raw_data(), p.TotalBytes());
+    dst += p.TotalBytes();
+  }
+  return out;
+}
+
+}  // namespace
+
+InfeedRegistry& InfeedRegistry::Get() {
+  static InfeedRegistry* r = new InfeedRegistry;
+  return *r;
+}
+
+absl::Status InfeedRegistry::Register(const std::string& name,
+                                      const data::Dataset& dataset) {
+  RETURN_IF_ERROR(dataset.status());
+  for (const TensorShape& s : dataset.output_shapes()) {
+    if (!s.IsFullyDefined()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Infeed '", name, "' has elements of shape ", s.DebugString(),
+          "; IPU infeeds need fully defined shapes. If using Dataset.batch, "
+          "set drop_remainder=True"));
+    }
+  }
+  auto feed = std::make_unique<Feed>(Feed{dataset, nullptr, 0});
+  ASSIGN_OR_RETURN(feed->iterator, dataset.MakeIterator());
+  absl::MutexLock lock(&mu_);
+  feeds_[name] = std::move(feed);
+  return absl::OkStatus();
+}
+
+absl::Status InfeedRegistry::Reset(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  auto it = feeds_.find(name);
+  if (it == feeds_.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Infeed '", name, "' does not exist; create an IPUInfeedQueue "
+        "with that feed name first"));
+  }
+  ASSIGN_OR_RETURN(it->second->iterator, it->second->dataset.MakeIterator());
+  it->second->taken = 0;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Tensor>> InfeedRegistry::Take(const std::string& name,
+                                                         int64_t n) {
+  absl::MutexLock lock(&mu_);
+  auto it = feeds_.find(name);
+  if (it == feeds_.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Infeed '", name, "' does not exist; create an IPUInfeedQueue "
+        "with that feed name and run its initializer first"));
+  }
+  Feed& feed = *it->second;
+  std::vector<data::Element> elements;
+  for (int64_t i = 0; i < n; ++i) {
+    data::Element e;
+    bool end = false;
+    RETURN_IF_ERROR(feed.iterator->GetNext(&e, &end));
+    if (end) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "Infeed '", name, "' ran out of data: this run's loop needs ", n,
+          " elements, but only ", i, " were left (", feed.taken + i,
+          " taken since the initializer), ", n - i,
+          " short. Make the dataset's size a multiple of the loop's "
+          "iterations, or Repeat() it"));
+    }
+    elements.push_back(std::move(e));
+  }
+  feed.taken += n;
+  std::vector<Tensor> stacked;
+  for (size_t c = 0; c < (elements.empty() ? 0 : elements[0].size()); ++c) {
+    std::vector<Tensor> parts;
+    for (const data::Element& e : elements) parts.push_back(e[c]);
+    ASSIGN_OR_RETURN(Tensor t, Stack(parts));
+    stacked.push_back(std::move(t));
+  }
+  return stacked;
+}
+
+OutfeedRegistry& OutfeedRegistry::Get() {
+  static OutfeedRegistry* r = new OutfeedRegistry;
+  return *r;
+}
+
+void OutfeedRegistry::Append(const std::string& name,
+                             std::vector<Tensor> stacked) {
+  absl::MutexLock lock(&mu_);
+  for (size_t c = 0; c < stacked.size(); ++c) {
+    pending_[name][static_cast<int>(c)].push_back(std::move(stacked[c]));
+  }
+}
+
+absl::StatusOr<Tensor> OutfeedRegistry::Dequeue(const std::string& name,
+                                                int index, bool last_only) {
+  std::vector<Tensor> parts;
+  {
+    absl::MutexLock lock(&mu_);
+    auto& component = pending_[name][index];
+    parts.swap(component);
+  }
+  if (parts.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Outfeed '", name, "' has no data: run the IPU loop that enqueues "
+        "to it before dequeuing"));
+  }
+  if (!last_only) return Concat(parts);
+  const Tensor& last = parts.back();
+  const int64_t rows = last.dim_size(0);
+  std::vector<int64_t> dims(last.shape().dim_sizes().begin() + 1,
+                            last.shape().dim_sizes().end());
+  ASSIGN_OR_RETURN(Tensor out, Tensor::Create(last.dtype(), TensorShape(dims)));
+  if (out.TotalBytes() > 0) {
+    std::memcpy(out.raw_data(),
+                static_cast<const char*>(last.raw_data()) +
+                    (rows - 1) * out.TotalBytes(),
+                out.TotalBytes());
+  }
+  return out;
+}
+
+}  // namespace tensorflow_ipu

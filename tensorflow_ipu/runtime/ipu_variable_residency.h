@@ -1,0 +1,88 @@
+// EngineResidency: keeps resource variables in an IPU engine's device memory
+// across runs, and moves them over the host link only when they must move.
+//
+// A simulated device holds one engine at a time. Each compiled cluster has
+// an EngineResidency (a VarDeviceHolder, see core/resource_var.h) that, with
+// the device lock held:
+//  - before its engine runs (PrepareRun): if another engine is loaded on the
+//    device, saves the variables that engine changed to the host (their
+//    device memory is about to be replaced), as the vendor's runtime does on
+//    an engine switch; then writes to the device each of its variables whose
+//    current value is not already in its engine;
+//  - after the run (FinishRun): marks the variables the cluster assigned as
+//    current on the device only.
+// Host readers (ReadVariableOp on the CPU, fetches, Saver) call
+// Var::EnsureOnHost, which comes back to CopyToHost. So in steady state a
+// training step moves no weights over the host link.
+//
+//   absl::MutexLock lock(&IpuDeviceMutex());
+//   ASSIGN_OR_RETURN(VariableTransfers t, residency.PrepareRun(device, rm));
+//   ... engine run ...
+//   residency.FinishRun();
+#ifndef TENSORFLOW_IPU_RUNTIME_IPU_VARIABLE_RESIDENCY_H_
+#define TENSORFLOW_IPU_RUNTIME_IPU_VARIABLE_RESIDENCY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "poplar_sim/device.h"
+#include "tensorflow_ipu/compiler/cluster_compiler.h"
+#include "tensorflow_ipu/core/resource_mgr.h"
+#include "tensorflow_ipu/core/resource_var.h"
+
+namespace tensorflow_ipu {
+
+// Serialises all work on the simulated devices (they are not thread-safe,
+// and an engine load and its run must not interleave with another's).
+absl::Mutex& IpuDeviceMutex();
+
+// What PrepareRun moved and decided.
+struct VariableTransfers {
+  uint64_t bytes_saved = 0;     // device -> host, the outgoing engine's
+  uint64_t bytes_restored = 0;  // host -> device, this engine's
+  double seconds = 0;           // simulated time of those transfers
+  // Another engine was loaded; `reloaded` when this engine had been loaded
+  // before and was swapped out (the alternation worth warning about).
+  bool switched = false;
+  bool reloaded = false;
+  std::string outgoing_cluster;
+  // A variable named global_step is updated by one of the two engines.
+  bool involves_global_step = false;
+};
+
+class EngineResidency : public VarDeviceHolder {
+ public:
+  EngineResidency(compiler::CompiledCluster* compiled, std::string cluster_name);
+  // Brings the variables it holds home, so no value is lost.
+  ~EngineResidency() override;
+
+  absl::Status CopyToHost(Var* var) override;
+
+  absl::StatusOr<VariableTransfers> PrepareRun(poplar_sim::Device& device,
+                                               ResourceManager& resources)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(IpuDeviceMutex());
+  void FinishRun() ABSL_EXCLUSIVE_LOCKS_REQUIRED(IpuDeviceMutex());
+
+ private:
+  // Reads `var` from the engine if this engine holds its only current copy.
+  absl::Status CopyToHostLocked(Var* var, uint64_t* bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(IpuDeviceMutex());
+  // Before another engine replaces this one on the device.
+  absl::Status SaveAndDrop(uint64_t* bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(IpuDeviceMutex());
+  bool UpdatesGlobalStep() const;
+
+  compiler::CompiledCluster* const compiled_;
+  const std::string cluster_name_;
+  std::vector<std::shared_ptr<Var>> vars_;  // per binding, once looked up
+  uint64_t device_id_ = 0;
+  bool ever_loaded_ = false;
+};
+
+}  // namespace tensorflow_ipu
+
+#endif  // TENSORFLOW_IPU_RUNTIME_IPU_VARIABLE_RESIDENCY_H_

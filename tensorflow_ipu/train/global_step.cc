@@ -1,0 +1,35 @@
+#include "tensorflow_ipu/train/global_step.h"
+
+#include "tensorflow_ipu/cc/variables/variable_scope.h"
+#include "tensorflow_ipu/core/status_macros.h"
+
+namespace tensorflow_ipu {
+namespace train {
+
+absl::StatusOr<Variable> get_global_step(const Scope& scope) {
+  const std::vector<std::string>& names =
+      scope.graph()->GetCollection(kGlobalStepCollection);
+  if (names.empty()) {
+    return absl::NotFoundError(
+        "The graph has no global_step; create it with "
+        "train::get_or_create_global_step");
+  }
+  return FindVariable(scope, names.front());
+}
+
+absl::StatusOr<Variable> get_or_create_global_step(const Scope& scope) {
+  absl::StatusOr<Variable> existing = get_global_step(scope);
+  if (existing.ok() || existing.status().code() != absl::StatusCode::kNotFound) {
+    return existing;
+  }
+  ASSIGN_OR_RETURN(
+      Variable step,
+      VariableScope(scope.WithAbsoluteNameScope(""), "")
+          .get_variable("global_step", TensorShape(), DT_INT64,
+                        initializers::Zeros(), /*trainable=*/false));
+  scope.graph()->AddToCollection(kGlobalStepCollection, step.name());
+  return step;
+}
+
+}  // namespace train
+}  // namespace tensorflow_ipu

@@ -1,0 +1,137 @@
+// Each optimizer against TensorFlow's update formulas, computed here in
+// double for loss = sum(w^2) (gradient 2w) from w = [1, -2].
+#include <cmath>
+#include <functional>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tensorflow_ipu/cc/client_session.h"
+#include "tensorflow_ipu/cc/ops/standard_ops.h"
+#include "tensorflow_ipu/cc/variables/variable_scope.h"
+#include "tensorflow_ipu/train/adam.h"
+#include "tensorflow_ipu/train/global_step.h"
+#include "tensorflow_ipu/train/gradient_descent.h"
+#include "tensorflow_ipu/train/momentum.h"
+#include "tensorflow_ipu/train/rmsprop.h"
+
+namespace tensorflow_ipu {
+namespace train {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Runs `steps` minimize steps and returns w after each.
+std::vector<std::vector<float>> Train(Optimizer& opt, int steps,
+                                      int64_t* global_step_after = nullptr) {
+  Scope root = Scope::NewRootScope();
+  Variable step = *get_or_create_global_step(root.WithDevice("cpu"));
+  Variable w = *get_variable(root, "w", {2}, DT_FLOAT,
+                             initializers::Value(Tensor::Vector<float>({1, -2})));
+  Output loss = ops::Sum(root, ops::Square(root, w.value(root)), {0});
+  absl::StatusOr<Operation> train = opt.minimize(root, loss, &step);
+  EXPECT_TRUE(train.ok()) << train.status();
+  Operation init = global_variables_initializer(root);
+  ClientSession session(root);
+  EXPECT_TRUE(session.Run({}, {}, {init}, nullptr).ok());
+  std::vector<std::vector<float>> out;
+  for (int i = 0; i < steps; ++i) {
+    absl::Status s = session.Run({}, {}, {*train}, nullptr);
+    EXPECT_TRUE(s.ok()) << s;
+    std::vector<Tensor> v;
+    EXPECT_TRUE(session.Run({w.value(root)}, &v).ok());
+    out.push_back({v[0].data<float>()[0], v[0].data<float>()[1]});
+  }
+  std::vector<Tensor> g;
+  EXPECT_TRUE(session.Run({step.value(root)}, &g).ok());
+  if (global_step_after) *global_step_after = g[0].data<int64_t>()[0];
+  return out;
+}
+
+// The reference: `update(w, g, state)` in double, per element.
+using Update = std::function<void(double& w, double g, std::vector<double>& s)>;
+void ExpectMatches(Optimizer& opt, int steps, const Update& update, int slots) {
+  std::vector<std::vector<float>> got = Train(opt, steps);
+  double w[2] = {1, -2};
+  std::vector<std::vector<double>> state(2, std::vector<double>(slots, 0.0));
+  for (int i = 0; i < steps; ++i) {
+    for (int k = 0; k < 2; ++k) {
+      update(w[k], 2 * w[k], state[k]);
+      EXPECT_NEAR(got[i][k], w[k], 1e-5 * (1 + std::abs(w[k])))
+          << opt.name() << " step " << i << " element " << k;
+    }
+  }
+}
+
+TEST(OptimizersTest, GradientDescentIncrementsGlobalStep) {
+  GradientDescentOptimizer opt(0.1);
+  int64_t steps = 0;
+  std::vector<std::vector<float>> w = Train(opt, 2, &steps);
+  EXPECT_EQ(steps, 2);
+  EXPECT_FLOAT_EQ(w[0][0], 0.8f);
+  EXPECT_FLOAT_EQ(w[0][1], -1.6f);
+  EXPECT_FLOAT_EQ(w[1][0], 0.64f);
+  EXPECT_FLOAT_EQ(w[1][1], -1.28f);
+}
+
+TEST(OptimizersTest, Momentum) {
+  MomentumOptimizer opt(0.1, 0.9);
+  ExpectMatches(opt, 4, [](double& w, double g, std::vector<double>& s) {
+    s[0] = 0.9 * s[0] + g;
+    w -= 0.1 * s[0];
+  }, 1);
+}
+
+TEST(OptimizersTest, NesterovMomentum) {
+  MomentumOptimizer opt(0.1, 0.9, /*use_nesterov=*/true);
+  ExpectMatches(opt, 4, [](double& w, double g, std::vector<double>& s) {
+    s[0] = 0.9 * s[0] + g;
+    w -= 0.1 * g + 0.1 * 0.9 * s[0];
+  }, 1);
+}
+
+TEST(OptimizersTest, RMSPropStartsItsMeanSquareAtOne) {
+  RMSPropOptimizer opt(0.1);
+  ExpectMatches(opt, 4, [](double& w, double g, std::vector<double>& s) {
+    if (s[1] == 0) s[1] = 1.0;  // first call: ms starts at ones
+    s[1] = 0.9 * s[1] + 0.1 * g * g;
+    s[0] = 0.0 * s[0] + 0.1 * g / std::sqrt(s[1] + 1e-10);
+    w -= s[0];
+  }, 2);
+}
+
+TEST(OptimizersTest, CenteredRMSPropWithMomentum) {
+  RMSPropOptimizer opt(0.05, 0.8, 0.5, 1e-6, /*centered=*/true);
+  ExpectMatches(opt, 4, [](double& w, double g, std::vector<double>& s) {
+    if (s[1] == 0) s[1] = 1.0;
+    s[1] = 0.8 * s[1] + 0.2 * g * g;
+    s[2] = 0.8 * s[2] + 0.2 * g;
+    s[0] = 0.5 * s[0] + 0.05 * g / std::sqrt(s[1] - s[2] * s[2] + 1e-6);
+    w -= s[0];
+  }, 3);
+}
+
+TEST(OptimizersTest, Adam) {
+  AdamOptimizer opt(0.1);
+  ExpectMatches(opt, 5, [](double& w, double g, std::vector<double>& s) {
+    s[2] += 1;  // step count
+    const double lr_t = 0.1 * std::sqrt(1 - std::pow(0.999, s[2])) /
+                        (1 - std::pow(0.9, s[2]));
+    s[0] = 0.9 * s[0] + 0.1 * g;
+    s[1] = 0.999 * s[1] + 0.001 * g * g;
+    w -= lr_t * s[0] / (std::sqrt(s[1]) + 1e-8);
+  }, 3);
+}
+
+TEST(OptimizersTest, LossWithoutVariablesIsAnError) {
+  Scope root = Scope::NewRootScope();
+  Variable w = *get_variable(root, "w", {2}, DT_FLOAT, initializers::Zeros());
+  Output loss = ops::Sum(root, ops::Const(root, {1.f, 2.f}), {0});
+  GradientDescentOptimizer opt(0.1);
+  absl::StatusOr<Operation> train = opt.minimize(root, loss);
+  EXPECT_EQ(train.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(train.status().message(), HasSubstr("No gradients provided"));
+}
+
+}  // namespace
+}  // namespace train
+}  // namespace tensorflow_ipu

@@ -1,0 +1,171 @@
+// On-device loops with infeeds and outfeeds, through the session.
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tensorflow_ipu/cc/ops/standard_ops.h"
+#include "tensorflow_ipu/cc/variables/variable_scope.h"
+#include "tensorflow_ipu/ipu/feeds.h"
+#include "tensorflow_ipu/ipu/ipu_compiler.h"
+#include "tensorflow_ipu/ipu/loops.h"
+#include "tensorflow_ipu/ipu/scopes.h"
+#include "tensorflow_ipu/train/global_step.h"
+#include "tensorflow_ipu/train/gradient_descent.h"
+#include "tests/ipu/ipu_test_util.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::IpuTest;
+using LoopsTest = IpuTest;
+
+std::vector<float> Floats(const Tensor& t) {
+  return std::vector<float>(t.data<float>(), t.data<float>() + t.NumElements());
+}
+
+data::Dataset Range(int n) {
+  std::vector<float> v;
+  for (int i = 1; i <= n; ++i) v.push_back(static_cast<float>(i));
+  return *data::Dataset::FromTensorSlices({Tensor::Vector<float>(v)});
+}
+
+TEST_F(LoopsTest, CountsOnTheDeviceInOneRun) {
+  Configure(1);
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  auto r = ipu::ipu_compiler::compile(
+      ipu, [](const Scope& s, const std::vector<Output>&) {
+        auto out = ipu::loops::repeat(
+            s, 10,
+            [](const Scope& b, const std::vector<Output>& c,
+               const std::vector<Output>&) {
+              return std::vector<Output>{ops::Add(b, c[0], 2.f),
+                                         ops::Mul(b, c[1], 2.f)};
+            },
+            {ops::Const(s, 1.f), ops::Const(s, {1.f, 3.f})});
+        return out.ok() ? *out : std::vector<Output>{};
+      }, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session.Run({(*r)[0], (*r)[1]}, &out).ok())
+      << session.Run({(*r)[0]}, &out);
+  EXPECT_EQ(out[0].data<float>()[0], 21.f);
+  EXPECT_THAT(Floats(out[1]), ElementsAre(1024.f, 3072.f));
+  IpuRunProfile p = Direct(session)->last_run_profile();
+  ASSERT_EQ(p.clusters.size(), 1u);
+}
+
+TEST_F(LoopsTest, InfeedAndOutfeedMoveOneElementPerIteration) {
+  Configure(1);
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  absl::StatusOr<ipu::IPUInfeedQueue> infeed =
+      ipu::IPUInfeedQueue::Create(Range(10), "numbers");
+  ASSERT_TRUE(infeed.ok()) << infeed.status();
+  ipu::IPUOutfeedQueue outfeed("doubled");
+  auto r = ipu::ipu_compiler::compile(
+      ipu, [&](const Scope& s, const std::vector<Output>&) {
+        auto out = ipu::loops::repeat(
+            s, 5,
+            [&](const Scope& b, const std::vector<Output>& c,
+                const std::vector<Output>& x) {
+              outfeed.enqueue(b, {ops::Mul(b, x[0], 2.f)});
+              return std::vector<Output>{ops::Add(b, c[0], x[0])};
+            },
+            {ops::Const(s, 0.f)}, &*infeed);
+        return out.ok() ? *out : std::vector<Output>{};
+      }, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::vector<Output> dequeued = outfeed.dequeue(root);
+  ASSERT_TRUE(root.ok()) << root.status();
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session.Run({}, {}, {infeed->initializer(root)}, nullptr).ok());
+  absl::Status s = session.Run({(*r)[0]}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(out[0].data<float>()[0], 15.f);  // 1+2+3+4+5
+  // The five elements went in as one transfer of 5 records.
+  EXPECT_EQ(Direct(session)->last_run_profile().clusters[0].host_bytes_to_device,
+            20u);
+  ASSERT_TRUE(session.Run({(*r)[0]}, &out).ok());
+  EXPECT_EQ(out[0].data<float>()[0], 40.f);  // 6+...+10
+  s = session.Run({dequeued[0]}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_THAT(Floats(out[0]), ElementsAre(2, 4, 6, 8, 10, 12, 14, 16, 18, 20));
+
+  // The data is used up: the next run says by how much it is short.
+  absl::Status dry = session.Run({(*r)[0]}, &out);
+  EXPECT_EQ(dry.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(dry.message(), HasSubstr("needs 5 elements, but only 0 were left"));
+  // Restarting the infeed recovers.
+  ASSERT_TRUE(session.Run({}, {}, {infeed->initializer(root)}, nullptr).ok());
+  ASSERT_TRUE(session.Run({(*r)[0]}, &out).ok());
+  EXPECT_EQ(out[0].data<float>()[0], 15.f);
+}
+
+TEST_F(LoopsTest, TrainingStepsInALoopAndGlobalStepOnTheCpu) {
+  Configure(1);
+  Scope root = Scope::NewRootScope();
+  Variable step = *train::get_or_create_global_step(root.WithDevice("cpu"));
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  Variable w = *get_variable(ipu, "w", {2}, DT_FLOAT,
+                             initializers::Value(Tensor::Vector<float>({1, -2})));
+  train::GradientDescentOptimizer opt(0.1);
+  auto r = ipu::ipu_compiler::compile(
+      ipu, [&](const Scope& s, const std::vector<Output>&) {
+        auto out = ipu::loops::repeat(
+            s, 3, [&](const Scope& b, const std::vector<Output>&,
+                      const std::vector<Output>&) {
+              Output loss = ops::Sum(b, ops::Square(b, w.value(b)), {0});
+              auto train = opt.minimize(b, loss, &step);
+              EXPECT_TRUE(train.ok()) << train.status();
+              return std::vector<Output>{};
+            });
+        EXPECT_TRUE(out.ok()) << out.status();
+        return out.ok() ? *out : std::vector<Output>{};
+      }, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  Operation init = global_variables_initializer(root);
+  ClientSession session(root);
+  ASSERT_TRUE(session.Run({}, {}, {init}, nullptr).ok());
+  absl::Status s = session.Run({}, {}, {(*r)[0].op()}, nullptr);
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_TRUE(session.Run({}, {}, {(*r)[0].op()}, nullptr).ok());
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session.Run({w.value(root), step.value(root)}, &out).ok());
+  // Six steps of w *= 0.8.
+  EXPECT_NEAR(out[0].data<float>()[0], std::pow(0.8, 6), 1e-6);
+  EXPECT_NEAR(out[0].data<float>()[1], -2 * std::pow(0.8, 6), 1e-6);
+  EXPECT_EQ(out[1].data<int64_t>()[0], 6);
+}
+
+TEST_F(LoopsTest, BadLoopsAreErrors) {
+  Configure(1);
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  auto body = [](const Scope& b, const std::vector<Output>& c,
+                 const std::vector<Output>&) {
+    Output host = ops::Neg(ipu::scopes::outside_compilation_scope(b), c[0]);
+    return std::vector<Output>{host};
+  };
+  auto oc = ipu::loops::repeat(ipu, 2, body, {ops::Const(ipu, 1.f)});
+  EXPECT_EQ(oc.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(oc.status().message(),
+              HasSubstr("outside compilation inside a loops::repeat body is "
+                        "not supported"));
+
+  Scope root2 = Scope::NewRootScope();
+  auto on_cpu = ipu::loops::repeat(root2, 2, body, {});
+  EXPECT_THAT(on_cpu.status().message(), HasSubstr("call it under ipu_scope"));
+  auto zero = ipu::loops::repeat(ipu::scopes::ipu_scope(root2, "/device:IPU:0"),
+                                 0, body, {});
+  EXPECT_THAT(zero.status().message(), HasSubstr("at least one iteration"));
+
+  auto ragged = ipu::IPUInfeedQueue::Create(Range(10).Batch(3, false), "ragged");
+  EXPECT_EQ(ragged.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(ragged.status().message(), HasSubstr("set drop_remainder=True"));
+}
+
+}  // namespace
+}  // namespace tensorflow_ipu

@@ -1,0 +1,187 @@
+// Resource variables on the simulated IPU: they live in device memory
+// between runs, move over the host link only when someone on the host needs
+// them, survive engine switches, and reference variables are refused with
+// TensorFlow's error.
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tensorflow_ipu/cc/ops/standard_ops.h"
+#include "tensorflow_ipu/cc/variables/variable_scope.h"
+#include "tensorflow_ipu/core/logging.h"
+#include "tensorflow_ipu/ipu/ipu_compiler.h"
+#include "tensorflow_ipu/ipu/scopes.h"
+#include "tests/ipu/ipu_test_util.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::IpuTest;
+
+std::vector<float> Floats(const Tensor& t) {
+  return std::vector<float>(t.data<float>(), t.data<float>() + t.NumElements());
+}
+
+using VariablesOnIpuTest = IpuTest;
+
+TEST_F(VariablesOnIpuTest, VariableStaysOnTheDeviceBetweenRuns) {
+  Configure(1);
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  VariableScope vs(ipu, "vs");
+  Variable w = *vs.get_variable("w", {2}, DT_FLOAT, initializers::Constant(4.0));
+  // w <- w * 0.5, on the IPU.
+  Operation halve = w.assign(ipu, ops::Mul(ipu, w.value(ipu), 0.5f));
+  Output read = w.value(root);
+  Operation init = global_variables_initializer(root);
+  ASSERT_TRUE(root.ok()) << root.status();
+  EXPECT_EQ(w.handle().node()->def().device(), "/device:IPU:0");
+
+  ClientSession session(root);
+  ASSERT_TRUE(session.Run({}, {}, {init}, nullptr).ok())
+      << session.Run({}, {}, {init}, nullptr);
+  ASSERT_TRUE(session.Run({}, {}, {halve}, nullptr).ok());
+  // The first step brings the initial value to the training engine.
+  IpuRunProfile first = Direct(session)->last_run_profile();
+  ASSERT_EQ(first.clusters.size(), 1u);
+  EXPECT_EQ(first.clusters[0].variable_bytes_restored, 8u);
+
+  for (int step = 0; step < 3; ++step) {
+    ASSERT_TRUE(session.Run({}, {}, {halve}, nullptr).ok());
+    IpuRunProfile p = Direct(session)->last_run_profile();
+    ASSERT_EQ(p.clusters.size(), 1u);
+    EXPECT_EQ(p.clusters[0].variable_bytes_restored, 0u) << "step " << step;
+    EXPECT_EQ(p.clusters[0].variable_bytes_saved, 0u);
+    EXPECT_EQ(p.clusters[0].host_bytes_to_device, 0u);
+    EXPECT_EQ(p.clusters[0].host_bytes_from_device, 0u);
+    EXPECT_EQ(p.engine_switches, 0u);
+  }
+  // Fetching reads the device's copy (on the host: no engine for a read).
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session.Run({read}, &out).ok());
+  EXPECT_TRUE(Direct(session)->last_run_profile().clusters.empty());
+  EXPECT_THAT(Floats(out[0]), ElementsAre(0.25f, 0.25f));  // 4 / 2^4
+
+  // Still resident after the fetch.
+  ASSERT_TRUE(session.Run({}, {}, {halve}, nullptr).ok());
+  EXPECT_EQ(Direct(session)->last_run_profile().clusters[0].variable_bytes_restored,
+            0u);
+  // A host assignment makes the device copy stale: it is written again.
+  Operation reset = w.assign(root.WithDevice("cpu"), {8.f, 16.f});
+  ASSERT_TRUE(session.Run({}, {}, {reset}, nullptr).ok());
+  ASSERT_TRUE(session.Run({}, {}, {halve}, nullptr).ok());
+  EXPECT_EQ(Direct(session)->last_run_profile().clusters[0].variable_bytes_restored,
+            8u);
+  ASSERT_TRUE(session.Run({read}, &out).ok());
+  EXPECT_THAT(Floats(out[0]), ElementsAre(4.f, 8.f));
+}
+
+TEST_F(VariablesOnIpuTest, UninitializedVariableOnTheIpuIsAnError) {
+  Configure(1);
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  Variable w = *get_variable(ipu, "w", {2}, DT_FLOAT, initializers::Zeros());
+  Operation inc = w.assign_add(ipu, {1.f, 1.f});
+  ClientSession session(root);
+  absl::Status s = session.Run({}, {}, {inc}, nullptr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("uninitialized value w"));
+  // The session still works once it is initialised.
+  ASSERT_TRUE(session.Run({}, {}, {w.initializer()}, nullptr).ok());
+  ASSERT_TRUE(session.Run({}, {}, {inc}, nullptr).ok());
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session.Run({w.value(root)}, &out).ok());
+  EXPECT_THAT(Floats(out[0]), ElementsAre(1.f, 1.f));
+}
+
+TEST_F(VariablesOnIpuTest, ReferenceVariableOnTheIpuFailsWithTensorFlowsError) {
+  Configure(1);
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  VariableScope vs(ipu, "Logits", {.use_resource = false});
+  Variable b = *vs.get_variable("biases", {2}, DT_FLOAT, initializers::Zeros());
+  ClientSession session(root);
+  absl::Status s = session.Run({}, {}, {b.initializer()}, nullptr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("Cannot assign a device for operation 'Logits/biases': "
+                        "Could not satisfy explicit device specification "
+                        "'/device:IPU:0' because no supported kernel for IPU "
+                        "devices is available.\n"
+                        "Colocation Debug Info:\n"
+                        "Colocation group had the following types and devices:\n"
+                        "Assign: CPU\n"
+                        "VariableV2: CPU"));
+}
+
+TEST_F(VariablesOnIpuTest, VariablesMoveBetweenEnginesOnASwitchAndWarnOnce) {
+  Configure(1);
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  Variable w = *get_variable(ipu, "w", {3}, DT_FLOAT, initializers::Ones());
+  // Two compiled functions: two engines sharing the variable.
+  auto double_it = ipu::ipu_compiler::compile(
+      ipu, [&](const Scope& s, const std::vector<Output>&) {
+        Operation a = w.assign(s, ops::Mul(s, w.value(s), 2.f));
+        return std::vector<Output>{};
+      }, {});
+  auto add_one = ipu::ipu_compiler::compile(
+      ipu, [&](const Scope& s, const std::vector<Output>&) {
+        Operation a = w.assign_add(s, {1.f, 1.f, 1.f});
+        return std::vector<Output>{};
+      }, {});
+  ASSERT_TRUE(double_it.ok() && add_one.ok()) << root.status();
+  ClientSession session(root);
+  logging::ScopedLogCapture log;
+  ASSERT_TRUE(session.Run({}, {}, {w.initializer()}, nullptr).ok());
+  for (int step = 0; step < 3; ++step) {
+    ASSERT_TRUE(session.Run({}, {}, {(*double_it)[0].op()}, nullptr).ok());
+    ASSERT_TRUE(session.Run({}, {}, {(*add_one)[0].op()}, nullptr).ok());
+  }
+  IpuRunProfile p = Direct(session)->last_run_profile();
+  ASSERT_EQ(p.clusters.size(), 1u);
+  EXPECT_EQ(p.engine_switches, 1u);
+  // Saved from the other engine, restored into this one.
+  EXPECT_EQ(p.clusters[0].variable_bytes_saved, 12u);
+  EXPECT_EQ(p.clusters[0].variable_bytes_restored, 12u);
+  EXPECT_GT(p.clusters[0].variable_seconds, 0);
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session.Run({w.value(root)}, &out).ok());
+  // ((1*2+1)*2+1)*2+1 = 15
+  EXPECT_THAT(Floats(out[0]), ElementsAre(15.f, 15.f, 15.f));
+  int warnings = 0;
+  for (const std::string& m : log.messages()) {
+    warnings += m.find("keep alternating") != std::string::npos;
+  }
+  EXPECT_EQ(warnings, 1);
+}
+
+TEST_F(VariablesOnIpuTest, ConcurrentRunsLoseNoUpdate) {
+  Configure(1);
+  for (bool on_ipu : {false, true}) {
+    SCOPED_TRACE(on_ipu ? "IPU" : "CPU");
+    Scope root = Scope::NewRootScope();
+    Scope s = on_ipu ? ipu::scopes::ipu_scope(root, "/device:IPU:0") : root;
+    Variable n = *get_variable(s, "n", {}, DT_INT32, initializers::Zeros());
+    Operation inc = n.assign_add(s, 1);
+    ClientSession session(root);
+    ASSERT_TRUE(session.Run({}, {}, {n.initializer()}, nullptr).ok());
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+      threads.emplace_back([&] {
+        for (int i = 0; i < 1000; ++i) {
+          ASSERT_TRUE(session.Run({}, {}, {inc}, nullptr).ok());
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    std::vector<Tensor> out;
+    ASSERT_TRUE(session.Run({n.value(root)}, &out).ok());
+    EXPECT_EQ(out[0].data<int32_t>()[0], 8000);
+  }
+}
+
+}  // namespace
+}  // namespace tensorflow_ipu
