@@ -313,7 +313,8 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
     loadBytes += m.code + m.vertexState + m.constants;
   }
   profile.load.bytes = loadBytes;
-  profile.load.cycles = target.hostTransferCycles(loadBytes);
+  profile.load.cycles = target.hostTransferCycles(loadBytes) +
+                        target.secondsToCycles(target.arch().engineLoadSeconds);
   profile.load.seconds = target.cyclesToSeconds(profile.load.cycles);
   if (!mem.ok()) return mem;
 

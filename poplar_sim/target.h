@@ -41,6 +41,10 @@ struct IpuArchitecture {
   double ipuLinkLatencySeconds;
   double hostLinkBytesPerSecond;   // one direction, effective
   double hostLatencySeconds;       // per host transfer (stream copy)
+  // [ASSUMPTION] Fixed cost of loading an engine onto a device, beyond
+  // moving its bytes: resetting the tiles and setting up the exchange and
+  // host streams. Engine switches pay it each time.
+  double engineLoadSeconds = 500e-6;
   double runOverheadSeconds;       // per Engine::run, host side
   unsigned loopOverheadCycles;     // per iteration of an on-device loop
   unsigned branchCycles;           // If/Switch/while predicate read + jump

@@ -32,6 +32,7 @@ absl::StatusOr<GlobalStepRun> TrainWithGlobalStep(bool global_step_on_ipu,
                                                initializers::Zeros()));
   train::GradientDescentOptimizer opt(0.05);
   Output loss;
+  Operation train_op;
   ASSIGN_OR_RETURN(
       std::vector<Output> step,
       ipu::ipu_compiler::compile(
@@ -40,7 +41,11 @@ absl::StatusOr<GlobalStepRun> TrainWithGlobalStep(bool global_step_on_ipu,
             Output err = ops::Sub(s, ops::MatMul(s, in[0], w.value(s)), in[1]);
             loss = ops::Mean(s, ops::Square(s, err), {0, 1});
             absl::StatusOr<Operation> train = opt.minimize(s, loss, &global_step);
-            if (!train.ok()) s.UpdateStatus(train.status());
+            if (train.ok()) {
+              train_op = *train;
+            } else {
+              s.UpdateStatus(train.status());
+            }
             return std::vector<Output>{loss};
           },
           {x, y}));
@@ -66,7 +71,7 @@ absl::StatusOr<GlobalStepRun> TrainWithGlobalStep(bool global_step_on_ipu,
   double seconds = 0;
   for (int i = 0; i < steps; ++i) {
     std::vector<Tensor> out;
-    RETURN_IF_ERROR(session.Run({{x, xs}, {y, ys}}, {step[0]}, &out));
+    RETURN_IF_ERROR(session.Run({{x, xs}, {y, ys}}, {step[0]}, {train_op}, &out));
     result.final_loss = out[0].data<float>()[0];
     if (i == 0) continue;  // compiling and first loads are not steady state
     IpuRunProfile p = direct->last_run_profile();

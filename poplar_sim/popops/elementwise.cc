@@ -152,6 +152,7 @@ const bool kRegistered = [] {
   RegisterForType<Eigen::half>();
   RegisterForType<int32_t>();
   RegisterForType<uint32_t>();
+  RegisterForType<int64_t>();
   RegisterForType<bool>();
   return true;
 }();

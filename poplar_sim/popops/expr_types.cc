@@ -59,6 +59,12 @@ bool supportsBinary(BinaryOpType op, Type t) {
     return op != BinaryOpType::POWER && op != BinaryOpType::SIGMOID_GRAD &&
            op != BinaryOpType::TANH_GRAD;
   }
+  // 64-bit integers: counters only (a global step), as the vendor's
+  // libraries emulate them with pairs of 32-bit words.
+  if (t == LONGLONG) {
+    return op == BinaryOpType::ADD || op == BinaryOpType::SUBTRACT ||
+           op == BinaryOpType::EQUAL || op == BinaryOpType::NOT_EQUAL;
+  }
   return false;
 }
 

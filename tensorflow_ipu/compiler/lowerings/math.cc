@@ -40,6 +40,23 @@ absl::Status LowerBiasAdd(LoweringContext& ctx) {
 }
 REGISTER_IPU_LOWERING("BiasAdd", LowerBiasAdd);
 
+// The bias gradient: the sum over every dimension but the channel's.
+absl::Status LowerBiasAddGrad(LoweringContext& ctx) {
+  ASSIGN_OR_RETURN(std::string format, ctx.GetAttr<std::string>("data_format"));
+  const unsigned rank = ctx.input(0).rank();
+  const unsigned channel = format == "NCHW" && rank > 2 ? 1 : rank - 1;
+  std::vector<size_t> dims;
+  for (unsigned d = 0; d < rank; ++d) {
+    if (d != channel) dims.push_back(d);
+  }
+  ctx.SetOutput(0, poplar_sim::popops::reduce(
+                       ctx.graph(), ctx.input(0), dims,
+                       {poplar_sim::popops::Operation::ADD}, ctx.prog(),
+                       ctx.op().name()));
+  return absl::OkStatus();
+}
+REGISTER_IPU_LOWERING("BiasAddGrad", LowerBiasAddGrad);
+
 LoweringFn Reduction(poplar_sim::popops::Operation operation, bool mean) {
   return [operation, mean](LoweringContext& ctx) -> absl::Status {
     ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.ConstantIntList(1));
