@@ -71,6 +71,12 @@ Scope Scope::WithoutAttr(const std::string& name) const {
   return s;
 }
 
+Scope Scope::WithoutAttrs() const {
+  Scope s = *this;
+  s.attrs_.clear();
+  return s;
+}
+
 const AttrValue* Scope::FindAttr(const std::string& name) const {
   auto it = attrs_.find(name);
   return it == attrs_.end() ? nullptr : &it->second;

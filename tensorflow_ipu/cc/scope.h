@@ -52,6 +52,9 @@ class Scope {
   // starting with '_', used by the IPU layer for shards and clusters).
   Scope WithAttr(const std::string& name, const AttrValue& value) const;
   Scope WithoutAttr(const std::string& name) const;
+  // Without any internal attr: for ops that belong to no IPU cluster, shard
+  // or loop of the caller (host ops, initial values).
+  Scope WithoutAttrs() const;
 
   bool ok() const { return status_->ok(); }
   absl::Status status() const { return *status_; }

@@ -13,9 +13,7 @@ namespace {
 
 // Host ops of the feeds: on the CPU, outside any IPU cluster.
 Scope HostScope(const Scope& scope) {
-  Scope s = scope.WithDevice("/device:CPU:0");
-  for (const auto& [name, value] : scope.attrs()) s = s.WithoutAttr(name);
-  return s;
+  return scope.WithDevice("/device:CPU:0").WithoutAttrs();
 }
 
 }  // namespace

@@ -21,8 +21,9 @@ constexpr char kLoopSideEffectsPrefix[] = "ipu_loop_side_effects:";
 // of the caller's, no control dependencies, names under `prefix`.
 Scope BesideVariable(const Scope& scope, const Variable& var,
                      const std::string& prefix) {
-  Scope s = scope.WithAbsoluteNameScope(prefix).WithNoControlDependencies();
-  for (const auto& [name, value] : scope.attrs()) s = s.WithoutAttr(name);
+  Scope s = scope.WithAbsoluteNameScope(prefix)
+                .WithNoControlDependencies()
+                .WithoutAttrs();
   const NodeDef& def = var.handle().node()->def();
   s = s.WithDevice(def.device());
   for (const auto& [name, value] : def.attr()) {

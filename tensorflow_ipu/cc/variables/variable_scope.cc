@@ -16,11 +16,10 @@ std::string Join(const std::string& prefix, const std::string& name) {
 // Where initial values are computed: the host, outside any IPU cluster or
 // control dependency of the caller's scope.
 Scope InitialValueScope(const Scope& scope, const std::string& prefix) {
-  Scope s = scope.WithAbsoluteNameScope(prefix)
-                .WithDevice("/device:CPU:0")
-                .WithNoControlDependencies();
-  for (const auto& [name, value] : scope.attrs()) s = s.WithoutAttr(name);
-  return s;
+  return scope.WithAbsoluteNameScope(prefix)
+      .WithDevice("/device:CPU:0")
+      .WithNoControlDependencies()
+      .WithoutAttrs();
 }
 
 }  // namespace
@@ -134,9 +133,10 @@ Operation global_variables_initializer(const Scope& scope) {
     if (v.initializer().valid()) inits.push_back(v.initializer());
   }
   // On the host, outside IPU clusters: it only groups the initializers.
-  Scope s = scope.WithDevice("/device:CPU:0").WithControlDependencies(inits);
-  for (const auto& [name, value] : scope.attrs()) s = s.WithoutAttr(name);
-  return ops::NoOp(s.WithOpName("init"));
+  return ops::NoOp(scope.WithDevice("/device:CPU:0")
+                       .WithControlDependencies(inits)
+                       .WithoutAttrs()
+                       .WithOpName("init"));
 }
 
 }  // namespace tensorflow_ipu
