@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -37,7 +38,11 @@ absl::StatusOr<std::string> ReadGzip(const std::string& path) {
   int err = Z_OK;
   const char* message = gzerror(f, &err);
   const bool failed = n < 0 || (err != Z_OK && err != Z_STREAM_END);
-  std::string why = failed ? message : "";
+  // zlib prefixes its messages with the path, which ours already names; the
+  // message belongs to `f`, so it is copied before gzclose.
+  absl::string_view view = failed ? message : "";
+  absl::ConsumePrefix(&view, path + ": ");
+  const std::string why(view);
   gzclose(f);
   if (failed) {
     return absl::DataLossError(absl::StrCat(

@@ -1,0 +1,141 @@
+#include "tensorflow_ipu/train/saver.h"
+
+#include <memory>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/cc/variables/variable_scope.h"
+#include "tensorflow_ipu/core/attr_value_util.h"
+#include "tensorflow_ipu/core/resource_mgr.h"
+#include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/io/checkpoint.h"
+#include "tensorflow_ipu/runtime/direct_session.h"
+
+namespace tensorflow_ipu {
+namespace train {
+namespace {
+
+// What the variable's kernels (VarHandleOp, VariableV2) key it by in the
+// session's ResourceManager: its shared_name, or else its node name.
+ResourceHandle HandleOf(const Variable& var) {
+  ResourceHandle h;
+  h.name = GetNodeAttr<std::string>(var.handle().node()->def(), "shared_name")
+               .value_or("");
+  if (h.name.empty()) h.name = var.name();
+  h.dtype = var.dtype();
+  h.shape = var.shape();
+  return h;
+}
+
+// The session's variables. Variables live in the DirectSession, not in the
+// graph, which is why a session that has not run yet can be restored into.
+absl::StatusOr<ResourceManager*> ResourcesOf(const ClientSession& session,
+                                             const char* what) {
+  auto* direct = dynamic_cast<DirectSession*>(session.session());
+  if (direct == nullptr || direct->resource_manager() == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Saver can only ", what, " the variables of an in-process session "
+        "(DirectSession, as ClientSession makes)"));
+  }
+  return direct->resource_manager();
+}
+
+absl::Status WithContext(const absl::Status& status, const std::string& context) {
+  return absl::Status(status.code(), absl::StrCat(context, status.message()));
+}
+
+}  // namespace
+
+Saver::Saver(const Scope& scope, std::vector<Variable> var_list)
+    : status_(scope.status()), vars_(std::move(var_list)) {
+  if (!status_.ok()) return;
+  if (vars_.empty()) {
+    absl::StatusOr<std::vector<Variable>> all =
+        VariablesInCollection(scope, kGlobalVariablesCollection);
+    if (!all.ok()) {
+      status_ = all.status();
+      return;
+    }
+    vars_ = *std::move(all);
+    if (vars_.empty()) {
+      status_ = absl::InvalidArgumentError(
+          "No variables to save: the graph has none yet. Create the Saver "
+          "after the variables (and after minimize, for optimizer slots)");
+      return;
+    }
+  }
+  std::set<std::string> names;
+  for (const Variable& v : vars_) {
+    if (!v.valid()) {
+      status_ = absl::InvalidArgumentError(
+          "Saver was given an invalid Variable (default-constructed or from a "
+          "failed get_variable)");
+      return;
+    }
+    if (!names.insert(v.name()).second) {
+      status_ = absl::InvalidArgumentError(absl::StrCat(
+          "Saver was given variable '", v.name(), "' twice; each name is one "
+          "checkpoint entry"));
+      return;
+    }
+  }
+}
+
+absl::Status Saver::save(const ClientSession& session,
+                         const std::string& prefix) const {
+  RETURN_IF_ERROR(status_);
+  ASSIGN_OR_RETURN(ResourceManager * resources, ResourcesOf(session, "save"));
+  NamedTensors tensors;
+  for (const Variable& v : vars_) {
+    const std::string context = absl::StrCat(
+        "Cannot save variable '", v.name(), "' to checkpoint '", prefix, "': ");
+    const ResourceHandle handle = HandleOf(v);
+    absl::StatusOr<std::shared_ptr<Var>> var = resources->Lookup(handle.name);
+    if (!var.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          context, "this session holds no value for it; run its initializer "
+                   "(or global_variables_initializer) or restore it first"));
+    }
+    // Brings the value home if an IPU holds the only current copy.
+    absl::StatusOr<Tensor> value = (*var)->Read();
+    if (!value.ok()) return WithContext(value.status(), context);
+    if (value->dtype() != v.dtype() || value->shape() != v.shape()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          context, "the session's variable is ", DataTypeString(value->dtype()),
+          " ", value->shape().DebugString(), " but the graph's is ",
+          DataTypeString(v.dtype()), " ", v.shape().DebugString(),
+          "; was the session made for another graph?"));
+    }
+    tensors.emplace(v.name(), *std::move(value));
+  }
+  return WriteCheckpoint(prefix, tensors);
+}
+
+absl::Status Saver::restore(const ClientSession& session,
+                            const std::string& prefix) const {
+  RETURN_IF_ERROR(status_);
+  ASSIGN_OR_RETURN(ResourceManager * resources, ResourcesOf(session, "restore"));
+  ASSIGN_OR_RETURN(NamedTensors checkpoint, ReadCheckpoint(prefix));
+  // Everything is checked before anything is assigned, so a failed restore
+  // leaves the session as it was.
+  std::vector<std::pair<std::shared_ptr<Var>, Tensor>> assignments;
+  for (const Variable& v : vars_) {
+    ASSIGN_OR_RETURN(Tensor value, LookupCheckpointTensor(checkpoint, prefix, v.name(),
+                                                          v.dtype(), v.shape()));
+    absl::StatusOr<std::shared_ptr<Var>> var = resources->LookupOrCreate(HandleOf(v));
+    if (!var.ok()) {
+      return WithContext(var.status(), absl::StrCat("Cannot restore variable '",
+                                                    v.name(), "' from checkpoint '",
+                                                    prefix, "': "));
+    }
+    assignments.emplace_back(*std::move(var), std::move(value));
+  }
+  for (auto& [var, value] : assignments) {
+    // Cannot fail: dtype and shape were checked against the handle above.
+    RETURN_IF_ERROR(var->Assign(value));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace train
+}  // namespace tensorflow_ipu

@@ -1,0 +1,70 @@
+// Saver: saves a graph's variables to a checkpoint and restores them into a
+// session, as TensorFlow 1's tf.train.Saver.
+//
+//   train::Saver saver(root);                            // global variables
+//   RETURN_IF_ERROR(saver.save(session, "/tmp/run/model.ckpt"));
+//   ...                                                  // later, elsewhere:
+//   ClientSession fresh(root);
+//   RETURN_IF_ERROR(saver.restore(fresh, "/tmp/run/model.ckpt"));
+//   RETURN_IF_ERROR(fresh.Run({}, {}, {train_op}, nullptr));  // no initializer
+//
+// Tensors in the checkpoint are keyed by variable name ("vs/w",
+// "global_step"), so a rebuilt identical graph in another process restores
+// what this one saved. The file format and its guarantees (per-tensor
+// checksums, crash-safe commit) are io/checkpoint.h's.
+//
+// save reads each variable's current value from the session: a value that
+// lives on an IPU is brought home over the host link first (and stays
+// resident on the device). restore checks every variable against the
+// checkpoint before changing any, then assigns the values, creating the
+// variables in the session if it never ran them; a device copy becomes
+// stale and the next run on the IPU loads the restored value. Neither runs
+// anything in the graph, so both work on a session that has not run yet.
+#ifndef TENSORFLOW_IPU_TRAIN_SAVER_H_
+#define TENSORFLOW_IPU_TRAIN_SAVER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "tensorflow_ipu/cc/client_session.h"
+#include "tensorflow_ipu/cc/scope.h"
+#include "tensorflow_ipu/cc/variables/variable.h"
+
+namespace tensorflow_ipu {
+namespace train {
+
+class Saver {
+ public:
+  // Saves `var_list`, or when it is empty every global variable of
+  // `scope`'s graph as of now (variables created later, such as an
+  // optimizer's slots, are not included: make the Saver after minimize).
+  // A graph without variables, or a name given twice, makes save and
+  // restore return InvalidArgument.
+  explicit Saver(const Scope& scope, std::vector<Variable> var_list = {});
+
+  // Writes the variables' values in `session` to the checkpoint `prefix`
+  // (replacing it). FailedPrecondition naming a variable the session has
+  // no value for (never initialised nor restored); errors of
+  // WriteCheckpoint otherwise. On error the previous checkpoint is intact.
+  absl::Status save(const ClientSession& session, const std::string& prefix) const;
+
+  // Sets the variables in `session` to the checkpoint's values. NotFound if
+  // there is no checkpoint, or if it lacks a variable (listing what it has);
+  // InvalidArgument naming the variable and both dtypes or shapes if they
+  // differ; DataLoss naming the tensor if the checkpoint is damaged. On
+  // error no variable has changed.
+  absl::Status restore(const ClientSession& session, const std::string& prefix) const;
+
+  // The variables saved and restored.
+  const std::vector<Variable>& var_list() const { return vars_; }
+
+ private:
+  absl::Status status_;
+  std::vector<Variable> vars_;
+};
+
+}  // namespace train
+}  // namespace tensorflow_ipu
+
+#endif  // TENSORFLOW_IPU_TRAIN_SAVER_H_
