@@ -16,6 +16,7 @@ PACKAGES=(
   libgmock-dev
   libbenchmark-dev
   zlib1g-dev          # gzip-compressed IDX data sets
+  dataset-fashion-mnist  # examples/fashion_mnist trains on it; its tests read it
 )
 
 missing=()
