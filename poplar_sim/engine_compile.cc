@@ -73,7 +73,8 @@ absl::StatusOr<unsigned> EngineImpl::compileNode(const program::Program& p,
                                                  int parent,
                                                  std::vector<const void*>& stack) {
   const std::shared_ptr<program::ProgramNode>& n = p.node();
-  if (std::find(stack.begin(), stack.end(), n.get()) != stack.end()) {
+  if (n->addedItself ||
+      std::find(stack.begin(), stack.end(), n.get()) != stack.end()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "A ", KindName(n->kind), " program contains itself; programs must "
         "form a tree (was a Sequence added to itself?)"));

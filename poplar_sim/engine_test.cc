@@ -14,6 +14,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using program::Copy;
 using program::Execute;
+using program::Repeat;
 using program::Sequence;
 using testing::SmallDevice;
 using testing::SmallTarget;
@@ -266,6 +267,13 @@ TEST(EngineValidationTest, CopyShapeMismatchAndForeignTensor) {
   Sequence loop;
   loop.add(loop);
   EXPECT_THAT(Msg(Engine::create(graph, loop).status()),
+              HasSubstr("contains itself"));
+  // A cycle through another program is refused too (and, being refused,
+  // leaks nothing: the nodes are shared, a cycle would never be freed).
+  Sequence outer, inner;
+  outer.add(inner);
+  inner.add(Repeat(2, outer));
+  EXPECT_THAT(Msg(Engine::create(graph, outer).status()),
               HasSubstr("contains itself"));
 }
 

@@ -1,5 +1,8 @@
 #include "poplar_sim/program.h"
 
+#include <unordered_set>
+#include <vector>
+
 namespace poplar_sim {
 namespace program {
 
@@ -18,7 +21,33 @@ Sequence::Sequence(std::initializer_list<Program> programs,
   for (const Program& p : programs) add(p);
 }
 
-void Sequence::add(const Program& p) { node_->children.push_back(p); }
+namespace {
+
+// True if `target` is `from` or one of its descendants.
+bool Reaches(const ProgramNode* from, const ProgramNode* target) {
+  std::vector<const ProgramNode*> stack = {from};
+  std::unordered_set<const ProgramNode*> seen;
+  while (!stack.empty()) {
+    const ProgramNode* n = stack.back();
+    stack.pop_back();
+    if (n == target) return true;
+    if (!seen.insert(n).second) continue;
+    for (const Program& c : n->children) stack.push_back(c.node().get());
+  }
+  return false;
+}
+
+}  // namespace
+
+void Sequence::add(const Program& p) {
+  // A program containing this one would close a cycle of shared nodes, which
+  // would never be freed: refuse it, and let the Engine report the error.
+  if (Reaches(p.node().get(), node_.get())) {
+    node_->addedItself = true;
+    return;
+  }
+  node_->children.push_back(p);
+}
 
 Execute::Execute(ComputeSet cs, const std::string& debugName)
     : Program(Kind::EXECUTE) {

@@ -63,6 +63,9 @@ struct ProgramNode {
   ComputeSet cs;    // EXECUTE
   DataStream stream;
   SyncType syncType = SyncType::INTERNAL;
+  // SEQUENCE: add() was given a program containing this one, and refused it
+  // (a cycle); building an Engine from it is an error.
+  bool addedItself = false;
 };
 
 class Program {
@@ -81,6 +84,9 @@ class Sequence : public Program {
   Sequence() : Program(ProgramNode::Kind::SEQUENCE) {}
   Sequence(std::initializer_list<Program> programs,
            const std::string& debugName = "");
+  // Appends `p`. Programs form a tree: adding a program that contains this
+  // Sequence (or the Sequence itself) is refused, and Engine::create reports
+  // it as InvalidArgument.
   void add(const Program& p);
 };
 

@@ -149,7 +149,10 @@ absl::Status Executor::ComputeItem(RunState* state, int i) const {
     }
   }
   params.inputs = absl::Span<const Tensor* const>(ptrs, n_in);
-  params.outputs = &state->slots[item.output_base];
+  // Pointer arithmetic, not slots[...]: a node without outputs may sit at
+  // the end of the slots (or the slots may be empty), where operator[] would
+  // bind a reference past the end.
+  params.outputs = state->slots.data() + item.output_base;
   params.eigen_device = &device_->eigen_device();
   params.resources = resources_;
   OpKernelContext ctx(params);

@@ -1,0 +1,177 @@
+// Graphs the IPU cannot compile: dynamic shapes (under ipu_compiler::compile
+// and under a plain ipu_scope), ops with no IPU lowering, ops whose lowering
+// refuses their inputs, dtypes the IPU has no type for, and a function that
+// places nothing on the IPU. Each is an error naming the tensor or the op,
+// and the session keeps working afterwards.
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tensorflow_ipu/cc/ops/standard_ops.h"
+#include "tensorflow_ipu/ipu/ipu_compiler.h"
+#include "tensorflow_ipu/ipu/scopes.h"
+#include "tests/ipu/ipu_test_util.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+using ::testing::HasSubstr;
+
+// a + b, compiled for /device:IPU:0.
+std::vector<Output> AddFn(const Scope& s, const std::vector<Output>& in) {
+  return {ops::Add(s, in[0], in[1])};
+}
+
+class BadCompileTest : public testing::IpuTest {
+ protected:
+  BadCompileTest()
+      : root_(Scope::NewRootScope()),
+        cpu_(root_.WithDevice("cpu")),
+        ipu_(ipu::scopes::ipu_scope(root_, "/device:IPU:0")),
+        a_(ops::Placeholder(cpu_.WithOpName("a"), DT_FLOAT,
+                            ops::Placeholder::Shape({2}))),
+        b_(ops::Placeholder(cpu_.WithOpName("b"), DT_FLOAT,
+                            ops::Placeholder::Shape({2}))) {}
+
+  void SetUp() override {
+    IpuTest::SetUp();
+    Configure(1);
+  }
+
+  // A compiled a + b in the same graph and session gives the right answer.
+  void ExpectStillWorks(const ClientSession& session) {
+    absl::StatusOr<std::vector<Output>> sum =
+        ipu::ipu_compiler::compile(ipu_, AddFn, {a_, b_});
+    ASSERT_TRUE(sum.ok()) << sum.status();
+    std::vector<Tensor> out;
+    absl::Status s =
+        session.Run({{a_, {1.f, 2.f}}, {b_, {10.f, 20.f}}}, *sum, &out);
+    ASSERT_TRUE(s.ok()) << s;
+    EXPECT_EQ(out[0].DebugString(), "[11. 22.]");
+  }
+
+  Scope root_, cpu_, ipu_;
+  Output a_, b_;
+};
+
+TEST_F(BadCompileTest, DynamicInputShapeUnderCompile) {
+  auto dynamic = ops::Placeholder(cpu_.WithOpName("dynamic"), DT_FLOAT,
+                                  ops::Placeholder::Shape({-1, 2}));
+  auto r = ipu::ipu_compiler::compile(ipu_, AddFn, {dynamic, dynamic});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("ipu_compiler.compile needs fully defined shapes, but "
+                        "tensor 'dynamic:0' has shape [?,2]"));
+  EXPECT_TRUE(root_.ok());  // the error is returned, not recorded
+  ClientSession session(root_);
+  ExpectStillWorks(session);
+}
+
+TEST_F(BadCompileTest, DynamicShapeInsideTheCompiledFunction) {
+  auto dims = ops::Placeholder(cpu_.WithOpName("dims"), DT_INT32,
+                               ops::Placeholder::Shape({1}));
+  auto r = ipu::ipu_compiler::compile(
+      ipu_,
+      [&](const Scope& s, const std::vector<Output>& in) {
+        return std::vector<Output>{
+            ops::Reshape(s.WithOpName("flat"), in[0], dims)};
+      },
+      {a_});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("tensor 'flat:0' has shape [?]"));
+  ClientSession session(root_);
+  ExpectStillWorks(session);
+}
+
+TEST_F(BadCompileTest, DynamicShapeUnderAnIpuScope) {
+  auto dynamic = ops::Placeholder(cpu_.WithOpName("dynamic"), DT_FLOAT,
+                                  ops::Placeholder::Shape({-1}));
+  auto neg = ops::Neg(ipu_, dynamic);
+  ClientSession session(root_);
+  std::vector<Tensor> out;
+  absl::Status s = session.Run({{dynamic, {1.f, 2.f, 3.f}}}, {neg}, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("The shape of tensor 'dynamic:0' is [?], which is not "
+                        "fully defined; every tensor on the IPU needs a static "
+                        "shape"));
+  ExpectStillWorks(session);
+}
+
+TEST_F(BadCompileTest, OpWithNoIpuLoweringUnderAnIpuScope) {
+  auto best = ops::ArgMax(ipu_.WithOpName("best"), a_, ops::Const(cpu_, 0));
+  ClientSession session(root_);
+  std::vector<Tensor> out;
+  absl::Status s = session.Run({{a_, {1.f, 2.f}}}, {best}, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("Cannot place node 'best' on /device:IPU:0: op ArgMax "
+                        "has no IPU lowering. Place it on the host"));
+  ExpectStillWorks(session);
+}
+
+TEST_F(BadCompileTest, OpWithNoIpuLoweringInACompiledFunction) {
+  auto r = ipu::ipu_compiler::compile(
+      ipu_,
+      [&](const Scope& s, const std::vector<Output>& in) {
+        auto sum = ops::Add(s, in[0], in[1]);
+        return std::vector<Output>{ops::ArgMin(s.WithOpName("worst"), sum,
+                                               ops::Const(s, 0))};
+      },
+      {a_, b_});
+  ASSERT_TRUE(r.ok()) << r.status();  // found when the graph is placed
+  ClientSession session(root_);
+  std::vector<Tensor> out;
+  absl::Status s =
+      session.Run({{a_, {1.f, 2.f}}, {b_, {3.f, 4.f}}}, *r, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("Cannot place node 'worst' on /device:IPU:0: op "
+                        "ArgMin has no IPU lowering"));
+  ExpectStillWorks(session);
+}
+
+TEST_F(BadCompileTest, LoweringThatRefusesItsInputNamesTheOp) {
+  auto ints = ops::Placeholder(cpu_.WithOpName("ints"), DT_INT32,
+                               ops::Placeholder::Shape({2, 2}));
+  auto avg = ops::Mean(ipu_.WithOpName("avg"), ints, ops::Const(cpu_, 0));
+  ClientSession session(root_);
+  std::vector<Tensor> out;
+  absl::Status s = session.Run({{ints, {{1, 2}, {3, 4}}}}, {avg}, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("Op 'avg' (Mean): Mean of integers on the IPU; cast to "
+                        "float"));
+  ExpectStillWorks(session);
+}
+
+TEST_F(BadCompileTest, DtypeTheIpuHasNoTypeFor) {
+  auto wide = ops::Placeholder(cpu_.WithOpName("wide"), DT_DOUBLE,
+                               ops::Placeholder::Shape({2}));
+  auto neg = ops::Neg(ipu_.WithOpName("neg"), wide);
+  ClientSession session(root_);
+  std::vector<Tensor> out;
+  absl::Status s = session.Run({{wide, {1.0, 2.0}}}, {neg}, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("Tensor 'wide:0', streamed to the IPU: The IPU has no "
+                        "double type; cast to float, half or int32 before the "
+                        "IPU part"));
+  ExpectStillWorks(session);
+}
+
+TEST_F(BadCompileTest, FunctionThatPlacesNothingOnTheIpu) {
+  auto r = ipu::ipu_compiler::compile(cpu_, AddFn, {a_, b_});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("A computation has been compiled, however it was not "
+                        "placed on an IPU device. This computation will not be "
+                        "executed on an IPU. The scope's device is 'cpu'."));
+  ClientSession session(root_);
+  ExpectStillWorks(session);
+}
+
+}  // namespace
+}  // namespace tensorflow_ipu

@@ -1,0 +1,88 @@
+// Graphs that do not fit in IPU memory: one tensor too big for the tile it
+// lives on, and a graph whose tensors together are too big for the device.
+// Each is a ResourceExhausted naming the tile and its largest users, as the
+// vendor's tools report it, and the session and the device keep working.
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tensorflow_ipu/cc/ops/standard_ops.h"
+#include "tensorflow_ipu/ipu/scopes.h"
+#include "tests/ipu/ipu_test_util.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Bytes of memory per tile of an Mk2 (GC200) IPU.
+constexpr int64_t kBytesPerTile = 638976;
+
+class BadMemoryTest : public testing::IpuTest {
+ protected:
+  // Runs a small graph on /device:IPU:0 in `session`: it still works.
+  static void ExpectStillWorks(const Scope& root, const ClientSession& session) {
+    auto small = ops::Placeholder(root.WithDevice("cpu").WithOpName("small"),
+                                  DT_FLOAT, ops::Placeholder::Shape({2}));
+    auto neg = ops::Neg(ipu::scopes::ipu_scope(root, "/device:IPU:0"), small);
+    std::vector<Tensor> out;
+    absl::Status s = session.Run({{small, {1.f, 2.f}}}, {neg}, &out);
+    ASSERT_TRUE(s.ok()) << s;
+    EXPECT_EQ(out[0].DebugString(), "[-1. -2.]");
+  }
+};
+
+TEST_F(BadMemoryTest, TensorTooBigForItsTile) {
+  // One tile: the whole of a 200,000-float tensor (800,000 bytes) lands on it.
+  Configure(1, "--use_ipu_model --ipu_model_tiles=1");
+  Scope root = Scope::NewRootScope();
+  auto big = ops::Placeholder(root.WithDevice("cpu").WithOpName("big"),
+                              DT_FLOAT, ops::Placeholder::Shape({200000}));
+  auto neg = ops::Neg(ipu::scopes::ipu_scope(root, "/device:IPU:0"), big);
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  absl::Status s = session.Run(
+      {{big, Tensor(DT_FLOAT, TensorShape({200000}))}}, {neg}, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr(absl::StrCat("Out of memory on tile 0: ")));
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr(absl::StrCat(kBytesPerTile, " available (IPU 0, tile 0 "
+                                                    "of that IPU; 1 tile(s) over "
+                                                    "in total)")));
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("Largest users on that tile: variable 'big:0': 800000 "
+                        "bytes"));
+  ExpectStillWorks(root, session);
+}
+
+TEST_F(BadMemoryTest, GraphTooBigForTheDevice) {
+  // Four tiles; each [100000] float tensor puts 100,000 bytes on every tile,
+  // which fits, but the chain's twelve tensors together do not.
+  Configure(1, "--use_ipu_model --ipu_model_tiles=4");
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithDevice("cpu").WithOpName("x"), DT_FLOAT,
+                            ops::Placeholder::Shape({100000}));
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  Output y = x;
+  for (int k = 0; k < 11; ++k) {
+    y = ops::Neg(ipu.WithOpName(absl::StrCat("neg", k)), y);
+  }
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  absl::Status s = session.Run(
+      {{x, Tensor(DT_FLOAT, TensorShape({100000}))}}, {y}, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("Out of memory on tile "));
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("4 tile(s) over in total). Largest users on that tile: "
+                        "variable '"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("neg"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("or use more IPUs"));
+  // Nothing was left loaded or half-compiled: a graph that fits still runs.
+  ExpectStillWorks(root, session);
+}
+
+}  // namespace
+}  // namespace tensorflow_ipu

@@ -1,0 +1,93 @@
+// Values whose conversion C++ leaves undefined: NaN, infinities and
+// floating-point values beyond an integer type's range, cast to integers.
+// The result is defined (truncated toward zero, saturated at the type's
+// range, NaN to 0) and the same on the host and on the IPU.
+//
+// Found by tools/fuzz/graph_def_binary_fuzzer: a GraphDef casting a NaN to
+// int32 was undefined behaviour in the CPU kernel (UBSan:
+// "-nan is outside the range of representable values of type 'int'").
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tensorflow_ipu/cc/ops/standard_ops.h"
+#include "tensorflow_ipu/ipu/scopes.h"
+#include "tests/ipu/ipu_test_util.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr int32_t kMax32 = std::numeric_limits<int32_t>::max();
+constexpr int32_t kMin32 = std::numeric_limits<int32_t>::lowest();
+
+const std::vector<float>& Awkward() {
+  static const auto* v = new std::vector<float>{
+      kNaN, -kNaN, kInf, -kInf, 1e10f, -1e10f, 3e9f, 2.7f, -2.7f, -0.5f};
+  return *v;
+}
+const std::vector<int32_t>& AwkwardAsInt32() {
+  static const auto* v = new std::vector<int32_t>{
+      0, 0, kMax32, kMin32, kMax32, kMin32, kMax32, 2, -2, 0};
+  return *v;
+}
+
+using UndefinedConversionTest = testing::IpuTest;
+
+TEST_F(UndefinedConversionTest, FloatToInt32OnTheHostAndTheIpu) {
+  Configure(1, "--use_ipu_model --ipu_model_tiles=4");
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithDevice("cpu").WithOpName("x"), DT_FLOAT,
+                            ops::Placeholder::Shape({10}));
+  auto on_host = ops::Cast(root.WithDevice("cpu"), x, DT_INT32);
+  auto on_ipu =
+      ops::Cast(ipu::scopes::ipu_scope(root, "/device:IPU:0"), x, DT_INT32);
+  auto const_on_ipu = ops::Cast(ipu::scopes::ipu_scope(root, "/device:IPU:0"),
+                                ops::Const(root, Tensor::Vector<float>(Awkward())),
+                                DT_INT32);
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session
+                  .Run({{x, Tensor::Vector<float>(Awkward())}},
+                       {on_host, on_ipu, const_on_ipu}, &out)
+                  .ok());
+  ASSERT_EQ(out.size(), 3u);
+  for (const Tensor& t : out) {
+    EXPECT_TRUE(t.BitwiseEquals(Tensor::Vector<int32_t>(AwkwardAsInt32())))
+        << t.DebugString();
+  }
+}
+
+TEST_F(UndefinedConversionTest, FloatingPointToOtherIntegersOnTheHost) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT,
+                            ops::Placeholder::Shape({5}));
+  auto d = ops::Placeholder(root.WithOpName("d"), DT_DOUBLE,
+                            ops::Placeholder::Shape({3}));
+  auto bytes = ops::Cast(root, x, DT_UINT8);
+  auto longs = ops::Cast(root, x, DT_INT64);
+  auto from_double = ops::Cast(root, d, DT_INT32);
+  auto from_half = ops::Cast(root, ops::Cast(root, x, DT_HALF), DT_INT32);
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session
+                  .Run({{x, {kNaN, -1.f, 300.f, 2.5f, 1e19f}},
+                        {d, {1e300, -1e300, -7.9}}},
+                       {bytes, longs, from_double, from_half}, &out)
+                  .ok());
+  EXPECT_TRUE(out[0].BitwiseEquals(Tensor::Vector<uint8_t>({0, 0, 255, 2, 255})))
+      << out[0].DebugString();
+  constexpr int64_t kMax64 = std::numeric_limits<int64_t>::max();
+  EXPECT_TRUE(out[1].BitwiseEquals(Tensor::Vector<int64_t>({0, -1, 300, 2, kMax64})))
+      << out[1].DebugString();
+  EXPECT_TRUE(out[2].BitwiseEquals(Tensor::Vector<int32_t>({kMax32, kMin32, -7})))
+      << out[2].DebugString();
+  // Through half: 300 and 2.5 are exact; 1e19 overflows half to +inf.
+  EXPECT_TRUE(out[3].BitwiseEquals(Tensor::Vector<int32_t>({0, -1, 300, 2, kMax32})))
+      << out[3].DebugString();
+}
+
+}  // namespace
+}  // namespace tensorflow_ipu

@@ -1,0 +1,268 @@
+// Writes the fuzz targets' seed corpora into the directory given as the
+// only argument (tools/fuzz/corpus when run as the BUILD file says):
+//   graph_def_text_fuzzer/    GraphDefs in text format
+//   graph_def_binary_fuzzer/  the same GraphDefs, serialised
+//   checkpoint_fuzzer/        checkpoint indexes (whole, or payloads: first
+//                             byte, the mode) with their data files (the
+//                             input format of checkpoint_fuzzer.cc)
+//   idx_fuzzer/               IDX files, raw and gzip-compressed
+// The graphs cover every op family on the host and on /device:IPU:0, with
+// placeholders of full, partial and unknown shapes.
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/cc/ops/standard_ops.h"
+#include "tensorflow_ipu/cc/scope.h"
+#include "tensorflow_ipu/core/graph_def_io.h"
+#include "tensorflow_ipu/io/checkpoint.h"
+#include "tensorflow_ipu/io/checkpoint.pb.h"
+#include "tensorflow_ipu/io/crc32c.h"
+#include "tensorflow_ipu/ipu/scopes.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+namespace fs = std::filesystem;
+
+void Write(const fs::path& path, const std::string& bytes) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+std::string ReadBytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void AppendLittleEndian(uint64_t value, int bytes, std::string* out) {
+  for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>(value >> (8 * i)));
+}
+
+// A checkpoint index file around `payload` (the layout of checkpoint.h).
+std::string FrameIndex(const std::string& payload) {
+  std::string file = "TFIPUIX1";
+  AppendLittleEndian(payload.size(), 8, &file);
+  file += payload;
+  AppendLittleEndian(crc32c::Value(payload), 4, &file);
+  return file;
+}
+
+std::string Gzip(const std::string& data, const fs::path& scratch) {
+  gzFile f = gzopen(scratch.c_str(), "wb");
+  gzwrite(f, data.data(), static_cast<unsigned>(data.size()));
+  gzclose(f);
+  std::string out = ReadBytes(scratch);
+  fs::remove(scratch);
+  return out;
+}
+
+using GraphBuilder = std::function<void(const Scope& host, const Scope& dev)>;
+
+struct GraphSeed {
+  std::string name;
+  GraphBuilder build;
+};
+
+Output Ph(const Scope& s, const std::string& name, DataType t,
+          std::vector<int64_t> dims) {
+  return ops::Placeholder(s.WithOpName(name), t,
+                          ops::Placeholder::Shape(TensorShape(dims)));
+}
+
+std::vector<GraphSeed> GraphSeeds() {
+  return {
+      {"tutorial",
+       [](const Scope& host, const Scope& dev) {
+         auto a = Ph(host, "a", DT_FLOAT, {2});
+         auto b = Ph(host, "b", DT_FLOAT, {2});
+         auto c = Ph(host, "c", DT_FLOAT, {2});
+         ops::Add(dev, ops::Add(dev, a, b), ops::Add(dev, a, c));
+       }},
+      {"elementwise",
+       [](const Scope& host, const Scope& dev) {
+         auto x = Ph(host, "x", DT_FLOAT, {-1, 3});
+         auto y = ops::Sub(dev, ops::Mul(dev, x, x), ops::Const(dev, 0.5f));
+         auto z = ops::RealDiv(dev, ops::Exp(dev, ops::Neg(dev, y)),
+                               ops::Sqrt(dev, ops::Square(dev, x)));
+         ops::Select(dev, ops::Less(dev, x, y), ops::Tanh(dev, z),
+                     ops::Sigmoid(dev, ops::Relu(dev, z)));
+         ops::Maximum(dev, ops::Log(dev, ops::Rsqrt(dev, y)),
+                      ops::Reciprocal(dev, x));
+       }},
+      {"matmul_bias_softmax",
+       [](const Scope& host, const Scope& dev) {
+         auto x = Ph(host, "x", DT_FLOAT, {2, 3});
+         auto w = ops::Const(dev, {{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}});
+         auto b = ops::Const(dev, {0.5f, -0.5f});
+         auto logits = ops::BiasAdd(dev, ops::MatMul(dev, x, w), b);
+         auto labels = Ph(host, "labels", DT_INT32, {2});
+         ops::SparseSoftmaxCrossEntropyWithLogits(dev, logits, labels);
+         ops::Softmax(dev, logits);
+         ops::LogSoftmax(dev, logits);
+         ops::MatMul(dev, x, x, ops::MatMul::TransposeB(true));
+       }},
+      {"reductions",
+       [](const Scope& host, const Scope& dev) {
+         auto x = Ph(host, "x", DT_FLOAT, {2, 3, 4});
+         ops::Sum(dev, x, {0, 2});
+         ops::Mean(dev, x, {1}, ops::Mean::KeepDims(true));
+         ops::Max(dev, x, {-1});
+         ops::Min(dev, x, {0});
+         ops::Prod(dev, x, {2});
+         ops::ArgMax(host, x, ops::Const(host, 1));
+       }},
+      {"array",
+       [](const Scope& host, const Scope& dev) {
+         auto x = Ph(host, "x", DT_FLOAT, {2, 3});
+         auto r = ops::Reshape(dev, x, {3, -1});
+         auto t = ops::Transpose(dev, r, {1, 0});
+         auto c = ops::Concat(dev, {t, t}, 0);
+         auto s = ops::Slice(dev, c, {1, 0}, {2, -1});
+         auto ss = ops::StridedSlice(dev, c, {0, 0}, {4, 3}, {2, 1});
+         auto e = ops::ExpandDims(dev, ss, 0);
+         ops::Squeeze(dev, e, ops::Squeeze::Axis({0}));
+         ops::Stack(dev, {s, s}, ops::Stack::Axis(1));
+         ops::Tile(dev, x, {2, 1});
+         ops::Fill(dev, {2, 2}, 7.f);
+         ops::ZerosLike(dev, x);
+         ops::OnesLike(dev, x);
+         ops::Shape(host, x);
+         ops::Size(host, x);
+         ops::Rank(host, x);
+       }},
+      {"one_hot_cast",
+       [](const Scope& host, const Scope& dev) {
+         auto i = Ph(host, "i", DT_INT32, {4});
+         auto h = ops::OneHot(dev, i, 3, 1.f, 0.f);
+         ops::Cast(dev, h, DT_INT32);
+         ops::Cast(dev, ops::Greater(dev, h, ops::Const(dev, 0.5f)), DT_FLOAT);
+         ops::LogicalNot(dev, ops::Equal(dev, i, ops::Const(dev, 1)));
+       }},
+      {"unknown_rank",
+       [](const Scope& host, const Scope& dev) {
+         auto x = ops::Placeholder(host.WithOpName("x"), DT_FLOAT);
+         Output y = ops::Identity(dev, ops::Neg(dev, x));
+         ops::NoOp(dev.WithControlDependencies({y.op()}));
+       }},
+      {"xent",
+       [](const Scope& host, const Scope& dev) {
+         auto f = Ph(host, "features", DT_FLOAT, {2, 3});
+         auto l = Ph(host, "labels", DT_FLOAT, {2, 3});
+         ops::SoftmaxCrossEntropyWithLogits(dev, f, l);
+       }},
+  };
+}
+
+void WriteGraphSeeds(const fs::path& dir) {
+  int written = 0;
+  for (const GraphSeed& seed : GraphSeeds()) {
+    for (bool ipu : {false, true}) {
+      Scope root = Scope::NewRootScope();
+      Scope host = root.WithDevice("cpu");
+      seed.build(host, ipu ? ipu::scopes::ipu_scope(root, "/device:IPU:0")
+                           : host);
+      absl::StatusOr<GraphDef> def = root.ToGraphDef();
+      if (!def.ok()) {
+        std::fprintf(stderr, "%s: %s\n", seed.name.c_str(),
+                     std::string(def.status().message()).c_str());
+        std::exit(1);
+      }
+      const std::string name = seed.name + (ipu ? "_ipu" : "_host");
+      Write(dir / "graph_def_text_fuzzer" / (name + ".pbtxt"), GraphDefToText(*def));
+      Write(dir / "graph_def_binary_fuzzer" / (name + ".pb"), def->SerializeAsString());
+      ++written;
+    }
+  }
+  std::printf("%d graphs\n", written);
+}
+
+// One checkpoint_fuzzer input: a mode byte, the index's length (2 bytes,
+// little-endian), the index, the data file (see checkpoint_fuzzer.cc).
+std::string CheckpointInput(int mode, const std::string& index,
+                            const std::string& data) {
+  std::string out = {static_cast<char>(mode), static_cast<char>(index.size() & 0xFF),
+                     static_cast<char>(index.size() >> 8)};
+  return out + index + data;
+}
+
+void WriteCheckpointSeeds(const fs::path& dir) {
+  const std::vector<std::pair<std::string, NamedTensors>> seeds = {
+      {"dense", {{"dense/kernel", Tensor::FromVector<float>({1, 2, 3, 4, 5, 6},
+                                                          TensorShape({2, 3}))},
+                 {"dense/bias", Tensor::Vector<float>({0.5f, -0.5f, 0})},
+                 {"global_step", Tensor::Scalar<int64_t>(1875)}}},
+      {"types", {{"i32", Tensor::Vector<int32_t>({-1, 0, 7})},
+                 {"u8", Tensor::Vector<uint8_t>({0, 255})},
+                 {"b", Tensor::Vector<bool>({true, false})},
+                 {"d", Tensor::Scalar<double>(2.5)},
+                 {"h", Tensor::Vector<half>({half(1.5f), half(-2.f)})},
+                 {"empty", Tensor(DT_FLOAT, TensorShape({0, 3}))}}},
+      {"none", {}},
+  };
+  const fs::path out = dir / "checkpoint_fuzzer";
+  const fs::path scratch = out / "scratch";
+  for (const auto& [name, tensors] : seeds) {
+    fs::create_directories(scratch);
+    const std::string prefix = (scratch / "ckpt").string();
+    if (!WriteCheckpoint(prefix, tensors).ok()) std::exit(1);
+    std::string index = ReadBytes(CheckpointIndexPath(prefix));
+    std::string data;
+    for (const auto& entry : fs::directory_iterator(scratch)) {
+      if (entry.path().filename().string().rfind("ckpt.data-", 0) == 0) {
+        data = ReadBytes(entry.path());
+      }
+    }
+    fs::remove_all(scratch);
+    // The fuzzer writes the data file under a fixed name: name it so.
+    CheckpointIndexProto proto;
+    if (!proto.ParseFromString(index.substr(16, index.size() - 20))) std::exit(1);
+    proto.set_data_file("ckpt.data-0000000000000000");
+    const std::string payload = proto.SerializeAsString();
+    Write(out / (name + "_files"), CheckpointInput(0, FrameIndex(payload), data));
+    Write(out / (name + "_payload"), CheckpointInput(1, payload, data));
+    Write(out / (name + "_payload_crcs"), CheckpointInput(2, payload, data));
+  }
+}
+
+void WriteIdxSeeds(const fs::path& dir) {
+  const fs::path out = dir / "idx_fuzzer";
+  std::string images = {0, 0, 0x08, 3, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 3};
+  for (int i = 0; i < 12; ++i) images.push_back(static_cast<char>(i * 20));
+  std::string labels = {0, 0, 0x08, 1, 0, 0, 0, 3, 7, 2, 1};
+  std::string ints = {0, 0, 0x0C, 1, 0, 0, 0, 2, 0, 0, 1, 2, 0x7F, -1, -1, -1};
+  std::string floats = {0, 0, 0x0D, 2, 0, 0, 0, 1, 0, 0, 0, 2,
+                        0x3F, -0x80, 0, 0, -0x40, 0, 0, 0};  // 1.0, -2.0
+  std::string empty = {0, 0, 0x08, 2, 0, 0, 0, 0, 0, 0, 0, 5};
+  fs::create_directories(out);
+  const std::vector<std::pair<std::string, std::string>> seeds = {
+      {"images-idx3-ubyte", images}, {"labels-idx1-ubyte", labels},
+      {"ints-idx1-int", ints},       {"floats-idx2-float", floats},
+      {"empty-idx2-ubyte", empty}};
+  for (const auto& [name, bytes] : seeds) {
+    Write(out / name, bytes);
+    Write(out / (name + ".gz"), Gzip(bytes, out / "scratch.gz"));
+  }
+}
+
+}  // namespace
+}  // namespace tensorflow_ipu
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_seed_corpus <corpus directory>\n");
+    return 1;
+  }
+  const std::filesystem::path dir(argv[1]);
+  tensorflow_ipu::WriteGraphSeeds(dir);
+  tensorflow_ipu::WriteCheckpointSeeds(dir);
+  tensorflow_ipu::WriteIdxSeeds(dir);
+  return 0;
+}
