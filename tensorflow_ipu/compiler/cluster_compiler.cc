@@ -1,5 +1,7 @@
 #include "tensorflow_ipu/compiler/cluster_compiler.h"
 
+#include <algorithm>
+
 #include <map>
 #include <utility>
 
@@ -322,6 +324,10 @@ absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
   Emitter emitter(ir, target);
   ASSIGN_OR_RETURN(poplar_sim::Engine engine, emitter.Emit(engine_options));
   compiled->engine_ = std::make_unique<poplar_sim::Engine>(std::move(engine));
+  for (const poplar_sim::TileMemory& tile : compiled->engine_->getTileMemory()) {
+    compiled->max_tile_bytes_ = std::max<uint64_t>(compiled->max_tile_bytes_, tile.total());
+    compiled->tiles_used_ += tile.total() > 0 ? 1 : 0;
+  }
   compiled->resources_ = emitter.TakeResources();
   compiled->infeeds_ = emitter.TakeInfeeds();
   compiled->outfeeds_ = emitter.TakeOutfeeds();

@@ -81,6 +81,11 @@ class CompiledCluster {
   // The IR after the passes (shards assigned, copies inserted).
   const ClusterIr& ir() const { return ir_; }
   const poplar_sim::Engine& engine() const { return *engine_; }
+  // The memory of the engine's fullest tile (all categories) and how many
+  // tiles hold any of it: fixed at compile time, so computed once rather
+  // than by walking every tile's record on each run.
+  uint64_t max_tile_bytes() const { return max_tile_bytes_; }
+  int tiles_used() const { return tiles_used_; }
 
   // Streams `inputs` (in argument order, with the IR's dtypes and shapes) to
   // the device, loads the engine if another one is on the device, runs it,
@@ -101,6 +106,8 @@ class CompiledCluster {
   std::vector<FeedBinding> infeeds_;
   std::vector<FeedBinding> outfeeds_;
   std::unique_ptr<poplar_sim::Engine> engine_;
+  uint64_t max_tile_bytes_ = 0;
+  int tiles_used_ = 0;
 };
 
 // Errors: a dynamic shape (InvalidArgument naming the tensor), a shard

@@ -173,10 +173,8 @@ absl::Status IpuClusterRuntime::Run(const std::vector<Tensor>& inputs,
   p.variable_bytes_restored = transfers.bytes_restored;
   p.variable_seconds = transfers.seconds;
   p.compiled = compiled_now;
-  for (const poplar_sim::TileMemory& tile : compiled->engine().getTileMemory()) {
-    p.max_tile_bytes = std::max<uint64_t>(p.max_tile_bytes, tile.total());
-    p.tiles_used += tile.total() > 0 ? 1 : 0;
-  }
+  p.max_tile_bytes = compiled->max_tile_bytes();
+  p.tiles_used = compiled->tiles_used();
   absl::MutexLock lock(&mu_);
   last_ = std::move(p);
   return absl::OkStatus();
