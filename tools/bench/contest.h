@@ -1,0 +1,109 @@
+// Contest: runs the contestants of one benchmark side by side in one
+// process, and prints their speeds, the ratios against the peers measured
+// in the same run, and the checks (numbers every contestant must agree on,
+// or the benchmark compares different computations and is void).
+//
+// A contestant is one function: it does its setup and any warm-up outside
+// the timed region, then times only its loop of `steps` steps, and reports
+// what it computed.
+//
+//   Contest contest("infer_mlp", Metric::kStepsPerSecond);
+//   contest.Add({"libtorch", /*peer=*/true, [&](int64_t steps) {
+//                  return TorchInferMlp(weights, data.train, 32, steps);
+//                }});
+//   contest.Add({"eigen", /*peer=*/true, RunEigen});
+//   std::vector<ContestResult> results = contest.Run(options);
+//   std::cout << FormatContest(contest, results);
+//   return AllAgree(results).ok() ? 0 : 1;
+#ifndef TOOLS_BENCH_CONTEST_H_
+#define TOOLS_BENCH_CONTEST_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace tfipu_bench {
+
+// A number a contestant computed (a mean logit, a final loss, ...). Two
+// contestants agree on it when their values differ by at most the larger
+// of their tolerances.
+struct Check {
+  std::string name;
+  double value = 0;
+  double tolerance = 0;
+};
+
+struct Outcome {
+  int64_t steps = 0;     // steps (or calls) in the timed loop
+  double seconds = 0;    // wall time of the timed loop only
+  std::vector<Check> checks;
+  std::string note;      // how it ran: threads, BLAS, simulated time, ...
+};
+
+using ContestantFn = std::function<absl::StatusOr<Outcome>(int64_t steps)>;
+
+struct Contestant {
+  std::string name;
+  bool peer = false;  // every contestant's ratio to each peer is printed
+  ContestantFn run;
+};
+
+enum class Metric {
+  kStepsPerSecond,  // higher is better; ratio = mine / peer's
+  kMicrosPerCall,   // lower is better; ratio = mine / peer's
+};
+
+struct ContestOptions {
+  int64_t steps = 0;  // per timed run
+  int repeats = 3;    // timed runs per contestant; the median is reported
+  // Run only the contestants with these names (all when empty).
+  std::vector<std::string> only;
+};
+
+struct ContestResult {
+  std::string name;
+  bool peer = false;
+  absl::Status status;           // a failed contestant is reported, not fatal
+  std::vector<double> seconds;   // per repeat
+  Outcome median;                // the repeat with the median time
+};
+
+class Contest {
+ public:
+  Contest(std::string title, Metric metric)
+      : title_(std::move(title)), metric_(metric) {}
+  void Add(Contestant c) { contestants_.push_back(std::move(c)); }
+
+  // Runs every selected contestant `repeats` times, round robin (all first
+  // runs, then all second runs, ...), printing progress on stderr.
+  std::vector<ContestResult> Run(const ContestOptions& options) const;
+
+  const std::string& title() const { return title_; }
+  Metric metric() const { return metric_; }
+
+ private:
+  std::string title_;
+  Metric metric_;
+  std::vector<Contestant> contestants_;
+};
+
+// The speed of a result in the metric's unit (steps/s or microseconds).
+double MetricValue(Metric metric, const Outcome& o);
+const char* MetricUnit(Metric metric);
+
+// The results as a Markdown table: contestant, speed, one ratio column per
+// peer, the checks, and the notes.
+std::string FormatContest(const Contest& contest,
+                          const std::vector<ContestResult>& results);
+
+// OK when every contestant ran and agrees with the first successful one on
+// every check both report; otherwise an error listing each disagreement.
+absl::Status AllAgree(const std::vector<ContestResult>& results);
+
+}  // namespace tfipu_bench
+
+#endif  // TOOLS_BENCH_CONTEST_H_

@@ -1,0 +1,102 @@
+#include "tools/bench/contest.h"
+
+#include "gtest/gtest.h"
+
+namespace tfipu_bench {
+namespace {
+
+ContestantFn Fixed(double seconds_per_step, double check) {
+  return [=](int64_t steps) -> absl::StatusOr<Outcome> {
+    Outcome o;
+    o.steps = steps;
+    o.seconds = seconds_per_step * steps;
+    o.checks = {{"loss", check, 1e-3}};
+    o.note = "n";
+    return o;
+  };
+}
+
+TEST(ContestTest, RatiosAgainstEachPeerAndChecks) {
+  Contest contest("demo", Metric::kStepsPerSecond);
+  contest.Add({"torch", true, Fixed(0.001, 0.5)});
+  contest.Add({"mine", false, Fixed(0.0005, 0.5004)});
+  ContestOptions options;
+  options.steps = 100;
+  options.repeats = 3;
+  std::vector<ContestResult> results = contest.Run(options);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[1].seconds.size(), 3u);
+  EXPECT_DOUBLE_EQ(MetricValue(Metric::kStepsPerSecond, results[1].median), 2000);
+  const std::string text = FormatContest(contest, results);
+  EXPECT_NE(text.find("| contestant | steps/s | vs torch | loss"), std::string::npos) << text;
+  EXPECT_NE(text.find("| mine       | 2,000   | 2.00x"), std::string::npos) << text;
+  EXPECT_TRUE(AllAgree(results).ok());
+}
+
+TEST(ContestTest, LatencyRatioIsTimeOverTime) {
+  Contest contest("calls", Metric::kMicrosPerCall);
+  contest.Add({"torch", true, Fixed(3e-6, 1)});
+  contest.Add({"mine", false, Fixed(6e-6, 1)});
+  ContestOptions options;
+  options.steps = 1000;
+  options.repeats = 1;
+  std::vector<ContestResult> results = contest.Run(options);
+  EXPECT_NEAR(MetricValue(Metric::kMicrosPerCall, results[1].median), 6.0, 1e-9);
+  EXPECT_NE(FormatContest(contest, results).find("2.00x"), std::string::npos);
+}
+
+TEST(ContestTest, DisagreementAndFailureAreReported) {
+  Contest contest("demo", Metric::kStepsPerSecond);
+  contest.Add({"torch", true, Fixed(0.001, 0.5)});
+  contest.Add({"wrong", false, Fixed(0.001, 0.7)});
+  contest.Add({"broken", false, [](int64_t) -> absl::StatusOr<Outcome> {
+                 return absl::InternalError("boom");
+               }});
+  ContestOptions options;
+  options.steps = 10;
+  options.repeats = 2;
+  std::vector<ContestResult> results = contest.Run(options);
+  absl::Status s = AllAgree(results);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("wrong: loss = 0.7"), std::string::npos) << s;
+  EXPECT_NE(std::string(s.message()).find("broken failed: boom"), std::string::npos) << s;
+  EXPECT_NE(FormatContest(contest, results).find("| broken     | failed"),
+            std::string::npos);
+}
+
+TEST(ContestTest, RepeatsRoundRobinAndReportsTheMedian) {
+  std::vector<std::string> calls;
+  auto fn = [&calls](std::string name, std::vector<double> seconds) {
+    return [&calls, name, seconds, k = 0](int64_t steps) mutable -> absl::StatusOr<Outcome> {
+      calls.push_back(name);
+      Outcome o;
+      o.steps = steps;
+      o.seconds = seconds[k++];
+      return o;
+    };
+  };
+  Contest contest("demo", Metric::kStepsPerSecond);
+  contest.Add({"a", true, fn("a", {3, 1, 2})});
+  contest.Add({"b", false, fn("b", {1, 1, 1})});
+  ContestOptions options;
+  options.steps = 1;
+  options.repeats = 3;
+  std::vector<ContestResult> results = contest.Run(options);
+  EXPECT_EQ(calls, (std::vector<std::string>{"a", "b", "a", "b", "a", "b"}));
+  EXPECT_EQ(results[0].median.seconds, 2);
+}
+
+TEST(ContestTest, OnlyRunsTheNamedContestants) {
+  Contest contest("demo", Metric::kStepsPerSecond);
+  contest.Add({"a", true, Fixed(0.001, 1)});
+  contest.Add({"b", false, Fixed(0.001, 1)});
+  ContestOptions options;
+  options.steps = 1;
+  options.only = {"b"};
+  std::vector<ContestResult> results = contest.Run(options);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].name, "b");
+}
+
+}  // namespace
+}  // namespace tfipu_bench

@@ -1,0 +1,28 @@
+#include "tools/bench/ipu_setup.h"
+
+#include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/ipu/config.h"
+#include "tensorflow_ipu/ipu/ipu_system.h"
+
+namespace tfipu_bench {
+
+namespace tfipu = tensorflow_ipu;
+
+absl::Status ConfigureBenchIpus(int ipus) {
+  tfipu::ipu::config::IPUConfig cfg;
+  cfg.auto_select_ipus = ipus;
+  return cfg.configure_ipu_system();
+}
+
+std::string IpuSummary() {
+  tfipu::ipu::IpuSystem& system = tfipu::ipu::IpuSystem::Get();
+  if (!system.configured()) return "IPU: not configured";
+  absl::StatusOr<poplar_sim::Device> device = system.GetDevice(0);
+  if (!device.ok()) return absl::StrCat("IPU: ", device.status().message());
+  const poplar_sim::Target& t = device->getTarget();
+  return absl::StrCat("IPU: ", system.uses_ipu_model() ? "IPU Model" : "simulated hardware",
+                      ", /device:IPU:0 = ", t.getNumIPUs(), " IPU(s) x ",
+                      t.getTilesPerIPU(), " tiles");
+}
+
+}  // namespace tfipu_bench

@@ -1,0 +1,24 @@
+// The simulated IPU system of the benchmarks, configured the way a user
+// program does it (ipu::config::IPUConfig), and a line describing it.
+//
+//   RETURN_IF_ERROR(ConfigureBenchIpus(1));
+//   std::cout << IpuSummary();   // "IPU: simulated hardware, 1 device of 1 IPU x 1472 tiles"
+//
+// TF_POPLAR_FLAGS=--use_ipu_model (and --ipu_model_tiles=N) select the IPU
+// Model instead, as for any program of this library.
+#ifndef TOOLS_BENCH_IPU_SETUP_H_
+#define TOOLS_BENCH_IPU_SETUP_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace tfipu_bench {
+
+// One device (/device:IPU:0) of `ipus` IPUs.
+absl::Status ConfigureBenchIpus(int ipus);
+std::string IpuSummary();
+
+}  // namespace tfipu_bench
+
+#endif  // TOOLS_BENCH_IPU_SETUP_H_

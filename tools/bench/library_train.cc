@@ -1,0 +1,297 @@
+#include "tools/bench/library_train.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/cc/ops/standard_ops.h"
+#include "tensorflow_ipu/cc/variables/initializers.h"
+#include "tensorflow_ipu/cc/variables/variable_scope.h"
+#include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/data/dataset.h"
+#include "tensorflow_ipu/ipu/feeds.h"
+#include "tensorflow_ipu/ipu/ipu_compiler.h"
+#include "tensorflow_ipu/ipu/loops.h"
+#include "tensorflow_ipu/ipu/scopes.h"
+#include "tensorflow_ipu/runtime/direct_session.h"
+#include "tensorflow_ipu/train/gradient_descent.h"
+
+namespace tfipu_bench {
+namespace {
+
+namespace tfipu = tensorflow_ipu;
+namespace ops = tensorflow_ipu::ops;
+
+// Feed names are process-wide (the runtime's feed registry); each trainer,
+// and each repeat of a benchmark, gets its own.
+std::string UniqueFeedName(const std::string& base) {
+  static std::atomic<int> next{0};
+  return absl::StrCat(base, "_", next++);
+}
+
+// A compile() function's or loop body's error goes on its scope: they
+// return Outputs, and compile() returns the scope's first error.
+template <typename T>
+bool Record(const tfipu::Scope& scope, const absl::StatusOr<T>& r) {
+  if (!r.ok()) scope.UpdateStatus(r.status());
+  return r.ok();
+}
+
+tfipu::Tensor FloatTensor(const float* data, tfipu::TensorShape shape) {
+  tfipu::Tensor t(tfipu::DT_FLOAT, shape);
+  std::memcpy(t.data<float>(), data, sizeof(float) * t.NumElements());
+  return t;
+}
+
+tfipu::Tensor Int32Tensor(const int32_t* data, int64_t n) {
+  tfipu::Tensor t(tfipu::DT_INT32, tfipu::TensorShape({n}));
+  std::memcpy(t.data<int32_t>(), data, sizeof(int32_t) * n);
+  return t;
+}
+
+struct Step {
+  tfipu::Output loss;
+  tfipu::Operation train;
+};
+
+// One SGD step on a batch: the forward pass as tf.layers.dense builds it,
+// the mean cross-entropy, and minimize. Each variable is read once, so the
+// forward and backward passes see the same weights and every update
+// follows every read.
+absl::StatusOr<Step> BuildStep(const tfipu::Scope& scope,
+                               const std::vector<tfipu::Variable>& vars,
+                               tfipu::Output images, tfipu::Output labels,
+                               double learning_rate) {
+  tfipu::Output h = images;
+  const size_t layers = vars.size() / 2;
+  for (size_t k = 0; k < layers; ++k) {
+    const tfipu::Scope layer = scope.NewSubScope(absl::StrCat("dense", k + 1));
+    h = ops::BiasAdd(layer, ops::MatMul(layer, h, vars[2 * k].value(layer)),
+                     vars[2 * k + 1].value(layer));
+    if (k + 1 < layers) h = ops::Relu(layer, h);
+  }
+  const tfipu::Scope loss_scope = scope.NewSubScope("loss");
+  auto xent = ops::SparseSoftmaxCrossEntropyWithLogits(loss_scope, h, labels);
+  Step step;
+  step.loss = ops::Mean(loss_scope, xent.loss, {0});
+  RETURN_IF_ERROR(scope.status());
+  tfipu::train::GradientDescentOptimizer optimizer(learning_rate);
+  ASSIGN_OR_RETURN(step.train, optimizer.minimize(scope, step.loss, nullptr, vars));
+  RETURN_IF_ERROR(scope.status());
+  return step;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LibraryTrainer>> LibraryTrainer::Create(
+    const MlpWeights& initial, const ImageSet& set, int64_t steps,
+    const LibraryTrainOptions& options) {
+  if (steps < 1 || options.batch < 1 || options.steps_per_run < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "steps (", steps, "), batch (", options.batch, ") and steps_per_run (",
+        options.steps_per_run, ") must be at least 1"));
+  }
+  if (steps > set.num_batches(options.batch)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("steps = ", steps, ": the set has ",
+                     set.num_batches(options.batch), " batches of ", options.batch));
+  }
+  if (initial.layers.empty() || initial.layers[0].in != set.pixels) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the MLP's input width (",
+        initial.layers.empty() ? 0 : initial.layers[0].in,
+        ") is not the set's pixels per image (", set.pixels, ")"));
+  }
+  std::unique_ptr<LibraryTrainer> t(
+      new LibraryTrainer(tfipu::Scope::NewRootScope(), initial, steps, options));
+  if (options.device == LibraryTrainDevice::kIpuLoop) {
+    RETURN_IF_ERROR(t->BuildVariables(tfipu::ipu::scopes::ipu_scope(t->root_, "/device:IPU:0")));
+    RETURN_IF_ERROR(t->BuildIpuLoops(set));
+  } else {
+    RETURN_IF_ERROR(t->BuildVariables(t->root_.WithDevice("cpu")));
+    RETURN_IF_ERROR(t->BuildCpuStep(set));
+  }
+  RETURN_IF_ERROR(t->root_.status());
+  tfipu::SessionOptions session_options;
+  session_options.num_threads = options.num_threads;
+  t->session_ = std::make_unique<tfipu::ClientSession>(t->root_, session_options);
+  RETURN_IF_ERROR(t->Reset());
+  return t;
+}
+
+absl::Status LibraryTrainer::BuildVariables(const tfipu::Scope& scope) {
+  for (size_t k = 0; k < initial_.layers.size(); ++k) {
+    const DenseLayer& l = initial_.layers[k];
+    tfipu::VariableScope vs(scope, absl::StrCat("mlp/dense_", k + 1));
+    ASSIGN_OR_RETURN(
+        tfipu::Variable w,
+        vs.get_variable("kernel", {l.in, l.out}, tfipu::DT_FLOAT,
+                        tfipu::initializers::Value(
+                            FloatTensor(l.w.data(), tfipu::TensorShape({l.in, l.out})))));
+    ASSIGN_OR_RETURN(
+        tfipu::Variable b,
+        vs.get_variable("bias", {l.out}, tfipu::DT_FLOAT,
+                        tfipu::initializers::Value(
+                            FloatTensor(l.b.data(), tfipu::TensorShape({l.out})))));
+    for (const tfipu::Variable& v : {w, b}) {
+      vars_.push_back(v);
+      var_initializers_.push_back(v.initializer());
+      // Reads run where the variable lives, outside any compiled cluster.
+      var_values_.push_back(v.value(root_.NewSubScope("read")));
+    }
+  }
+  return root_.status();
+}
+
+absl::Status LibraryTrainer::BuildIpuLoops(const ImageSet& set) {
+  const int64_t rows = steps_ * options_.batch;
+  ASSIGN_OR_RETURN(
+      tfipu::data::Dataset dataset,
+      tfipu::data::Dataset::FromTensorSlices(
+          {FloatTensor(set.images.data(), tfipu::TensorShape({rows, set.pixels})),
+           Int32Tensor(set.labels.data(), rows)}));
+  // File order, no shuffle: every contestant sees batch k at step k.
+  dataset = dataset.Batch(options_.batch, /*drop_remainder=*/true);
+  ASSIGN_OR_RETURN(tfipu::ipu::IPUInfeedQueue infeed,
+                   tfipu::ipu::IPUInfeedQueue::Create(dataset, UniqueFeedName("bench_train")));
+  tfipu::ipu::IPUOutfeedQueue outfeed(UniqueFeedName("bench_loss"));
+  const tfipu::Scope ipu = tfipu::ipu::scopes::ipu_scope(root_, "/device:IPU:0");
+  auto build_loop = [&](int n) -> absl::StatusOr<tfipu::Operation> {
+    ASSIGN_OR_RETURN(
+        std::vector<tfipu::Output> loop,
+        tfipu::ipu::ipu_compiler::compile(
+            ipu,
+            [&](const tfipu::Scope& s, const std::vector<tfipu::Output>&) {
+              auto body = [&](const tfipu::Scope& b, const std::vector<tfipu::Output>&,
+                              const std::vector<tfipu::Output>& batch) {
+                absl::StatusOr<Step> step =
+                    BuildStep(b, vars_, batch[0], batch[1], options_.learning_rate);
+                if (Record(b, step)) outfeed.enqueue(b, {step->loss});
+                return std::vector<tfipu::Output>{};
+              };
+              absl::StatusOr<std::vector<tfipu::Output>> r =
+                  tfipu::ipu::loops::repeat(s, n, body, {}, &infeed);
+              return Record(s, r) ? *r : std::vector<tfipu::Output>{};
+            },
+            {}));
+    return loop[0].op();
+  };
+  const int64_t full = steps_ / options_.steps_per_run;
+  const int remainder = static_cast<int>(steps_ % options_.steps_per_run);
+  if (full > 0) {
+    ASSIGN_OR_RETURN(full_loop_, build_loop(options_.steps_per_run));
+  }
+  if (remainder > 0) {
+    ASSIGN_OR_RETURN(remainder_loop_, build_loop(remainder));
+  }
+  infeed_init_ = infeed.initializer(root_);
+  losses_ = outfeed.dequeue(root_)[0];
+  return root_.status();
+}
+
+absl::Status LibraryTrainer::BuildCpuStep(const ImageSet& set) {
+  const tfipu::Scope cpu = root_.WithDevice("cpu");
+  const int64_t batch = options_.batch;
+  images_ = ops::Placeholder(cpu.WithOpName("images"), tfipu::DT_FLOAT,
+                             ops::Placeholder::Shape(tfipu::TensorShape({batch, set.pixels})));
+  labels_ = ops::Placeholder(cpu.WithOpName("labels"), tfipu::DT_INT32,
+                             ops::Placeholder::Shape(tfipu::TensorShape({batch})));
+  ASSIGN_OR_RETURN(Step step, BuildStep(cpu, vars_, images_, labels_, options_.learning_rate));
+  loss_ = step.loss;
+  train_op_ = step.train;
+  // The batches as tensors, made before any timing, as the peers read
+  // theirs in place: an input pipeline's work is not what is measured.
+  image_batches_.reserve(steps_);
+  label_batches_.reserve(steps_);
+  for (int64_t s = 0; s < steps_; ++s) {
+    image_batches_.push_back(FloatTensor(set.batch_images(s, options_.batch),
+                                         tfipu::TensorShape({batch, set.pixels})));
+    label_batches_.push_back(Int32Tensor(set.batch_labels(s, options_.batch), batch));
+  }
+  return root_.status();
+}
+
+absl::Status LibraryTrainer::Reset() {
+  std::vector<tfipu::Operation> targets = var_initializers_;
+  if (infeed_init_.valid()) targets.push_back(infeed_init_);
+  RETURN_IF_ERROR(session_->Run({}, {}, targets, nullptr));
+  // Dequeuing an outfeed no loop has filled is an error, hence the flag.
+  if (outfeed_filled_) {
+    std::vector<tfipu::Tensor> drained;
+    RETURN_IF_ERROR(session_->Run({losses_}, &drained));
+    outfeed_filled_ = false;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LibraryTrainer::WarmUp() {
+  if (options_.device == LibraryTrainDevice::kIpuLoop) {
+    // One Run of each loop compiles it and loads its engine.
+    if (full_loop_.valid()) RETURN_IF_ERROR(RunLoop(full_loop_));
+    if (remainder_loop_.valid()) RETURN_IF_ERROR(RunLoop(remainder_loop_));
+  } else {
+    RETURN_IF_ERROR(TrainCpu(std::min<int64_t>(options_.warmup_steps, steps_)).status());
+  }
+  return Reset();
+}
+
+absl::StatusOr<std::vector<float>> LibraryTrainer::Train() {
+  simulated_seconds_ = 0;
+  if (options_.device == LibraryTrainDevice::kIpuLoop) return TrainIpu();
+  return TrainCpu(steps_);
+}
+
+absl::Status LibraryTrainer::RunLoop(const tfipu::Operation& loop) {
+  RETURN_IF_ERROR(session_->Run({}, {}, {loop}, nullptr));
+  outfeed_filled_ = true;
+  if (auto* direct = dynamic_cast<tfipu::DirectSession*>(session_->session())) {
+    simulated_seconds_ += direct->last_run_profile().total_seconds;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<float>> LibraryTrainer::TrainIpu() {
+  const int64_t full = steps_ / options_.steps_per_run;
+  for (int64_t r = 0; r < full; ++r) RETURN_IF_ERROR(RunLoop(full_loop_));
+  if (remainder_loop_.valid()) RETURN_IF_ERROR(RunLoop(remainder_loop_));
+  std::vector<tfipu::Tensor> out;
+  RETURN_IF_ERROR(session_->Run({losses_}, &out));
+  outfeed_filled_ = false;
+  const tfipu::Tensor& losses = out[0];
+  if (losses.NumElements() != steps_) {
+    return absl::InternalError(absl::StrCat("the outfeed gave ", losses.NumElements(),
+                                            " losses for ", steps_, " steps"));
+  }
+  return std::vector<float>(losses.data<float>(), losses.data<float>() + steps_);
+}
+
+absl::StatusOr<std::vector<float>> LibraryTrainer::TrainCpu(int64_t steps) {
+  std::vector<float> losses;
+  losses.reserve(steps);
+  std::vector<tfipu::Tensor> out;
+  for (int64_t s = 0; s < steps; ++s) {
+    RETURN_IF_ERROR(session_->Run(
+        {{images_, image_batches_[s]}, {labels_, label_batches_[s]}}, {loss_},
+        {train_op_}, &out));
+    losses.push_back(out[0].data<float>()[0]);
+  }
+  return losses;
+}
+
+absl::StatusOr<MlpWeights> LibraryTrainer::Weights() const {
+  std::vector<tfipu::Tensor> out;
+  RETURN_IF_ERROR(session_->Run(var_values_, &out));
+  MlpWeights w = initial_;
+  for (size_t k = 0; k < w.layers.size(); ++k) {
+    DenseLayer& l = w.layers[k];
+    const tfipu::Tensor& kernel = out[2 * k];
+    const tfipu::Tensor& bias = out[2 * k + 1];
+    l.w.assign(kernel.data<float>(), kernel.data<float>() + kernel.NumElements());
+    l.b.assign(bias.data<float>(), bias.data<float>() + bias.NumElements());
+  }
+  return w;
+}
+
+}  // namespace tfipu_bench

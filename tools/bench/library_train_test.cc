@@ -1,0 +1,132 @@
+// The library's training contestants learn, and the IPU loop computes what
+// the CPU executor computes, step by step, including a final loop shorter
+// than steps_per_run. (train_mlp checks this over a whole epoch against
+// the peers; this test keeps it true between benchmark runs, without
+// libtorch.)
+#include "tools/bench/library_train.h"
+
+#include <cstdlib>
+#include <numeric>
+
+#include "gtest/gtest.h"
+#include "tensorflow_ipu/ipu/config.h"
+
+namespace tfipu_bench {
+namespace {
+
+constexpr int kPixels = 12;
+constexpr int kClasses = 3;
+constexpr int kBatch = 4;
+constexpr int kSteps = 20;
+
+// Images whose class lights up its own third of the pixels: a tiny MLP
+// learns it within a few steps.
+ImageSet SyntheticSet(int64_t count) {
+  ImageSet set;
+  set.count = count;
+  set.pixels = kPixels;
+  set.classes = kClasses;
+  SplitMix64 rng(3);
+  for (int64_t i = 0; i < count; ++i) {
+    const int label = static_cast<int>(rng.Next() % kClasses);
+    set.labels.push_back(label);
+    for (int p = 0; p < kPixels; ++p) {
+      const bool lit = p / (kPixels / kClasses) == label;
+      set.images.push_back(lit ? 0.5f + 0.5f * rng.NextUnitFloat()
+                               : 0.3f * rng.NextUnitFloat());
+    }
+  }
+  return set;
+}
+
+LibraryTrainOptions Options(LibraryTrainDevice device) {
+  LibraryTrainOptions options;
+  options.device = device;
+  options.batch = kBatch;
+  options.learning_rate = 0.1;
+  // 20 = 8 + 8 + 4: two full loops and a shorter one.
+  options.steps_per_run = 8;
+  options.warmup_steps = 3;
+  options.num_threads = 1;
+  return options;
+}
+
+void ConfigureIpu() {
+  setenv("TF_POPLAR_FLAGS", "--use_ipu_model --ipu_model_tiles=16", 1);
+  tensorflow_ipu::ipu::config::IPUConfig cfg;
+  cfg.auto_select_ipus = 1;
+  ASSERT_TRUE(cfg.configure_ipu_system().ok());
+}
+
+struct Trained {
+  std::vector<float> losses;
+  MlpWeights weights;
+  double simulated_seconds = 0;
+};
+
+// Warm-up (which must leave no trace), then kSteps steps.
+Trained Train(LibraryTrainDevice device, const ImageSet& set, const MlpWeights& initial) {
+  absl::StatusOr<std::unique_ptr<LibraryTrainer>> t =
+      LibraryTrainer::Create(initial, set, kSteps, Options(device));
+  EXPECT_TRUE(t.ok()) << t.status();
+  if (!t.ok()) return {};
+  absl::Status warm = (*t)->WarmUp();
+  EXPECT_TRUE(warm.ok()) << warm;
+  absl::StatusOr<std::vector<float>> losses = (*t)->Train();
+  EXPECT_TRUE(losses.ok()) << losses.status();
+  absl::StatusOr<MlpWeights> weights = (*t)->Weights();
+  EXPECT_TRUE(weights.ok()) << weights.status();
+  if (!losses.ok() || !weights.ok()) return {};
+  return {*losses, *weights, (*t)->simulated_seconds()};
+}
+
+double Mean(const float* begin, const float* end) {
+  return std::accumulate(begin, end, 0.0) / (end - begin);
+}
+
+TEST(LibraryTrainTest, CpuAndIpuLoopLearnTheSameSteps) {
+  ConfigureIpu();
+  const ImageSet set = SyntheticSet(kBatch * kSteps);
+  const MlpWeights initial = GlorotUniformMlp({kPixels, 8, 6, kClasses}, 11);
+  const Trained cpu = Train(LibraryTrainDevice::kCpu, set, initial);
+  const Trained ipu = Train(LibraryTrainDevice::kIpuLoop, set, initial);
+  ASSERT_EQ(cpu.losses.size(), static_cast<size_t>(kSteps));
+  ASSERT_EQ(ipu.losses.size(), static_cast<size_t>(kSteps));
+  // The IPU trainer ran on the (simulated) device, the CPU one did not.
+  EXPECT_GT(ipu.simulated_seconds, 0);
+  EXPECT_EQ(cpu.simulated_seconds, 0);
+
+  const float* l = cpu.losses.data();
+  EXPECT_LT(Mean(l + kSteps - 5, l + kSteps), Mean(l, l + 5) - 0.1) << "the loss must fall";
+  for (int s = 0; s < kSteps; ++s) {
+    EXPECT_NEAR(ipu.losses[s], cpu.losses[s], 1e-4) << "step " << s;
+  }
+  ASSERT_EQ(ipu.weights.layers.size(), cpu.weights.layers.size());
+  for (size_t k = 0; k < cpu.weights.layers.size(); ++k) {
+    const DenseLayer& a = cpu.weights.layers[k];
+    const DenseLayer& b = ipu.weights.layers[k];
+    ASSERT_EQ(a.w.size(), b.w.size());
+    ASSERT_EQ(a.b.size(), b.b.size());
+    for (size_t i = 0; i < a.w.size(); ++i) EXPECT_NEAR(a.w[i], b.w[i], 1e-4) << k << " w" << i;
+    for (size_t i = 0; i < a.b.size(); ++i) EXPECT_NEAR(a.b[i], b.b[i], 1e-4) << k << " b" << i;
+    // Trained: the weights moved from where they started.
+    EXPECT_NE(a.w, initial.layers[k].w);
+  }
+}
+
+TEST(LibraryTrainTest, RejectsMoreStepsThanBatches) {
+  const ImageSet set = SyntheticSet(kBatch * 3);
+  absl::StatusOr<std::unique_ptr<LibraryTrainer>> t = LibraryTrainer::Create(
+      GlorotUniformMlp({kPixels, 4, kClasses}, 1), set, 4, Options(LibraryTrainDevice::kCpu));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument) << t.status();
+}
+
+TEST(LibraryTrainTest, RejectsAnInputWidthThatIsNotThePixels) {
+  const ImageSet set = SyntheticSet(kBatch * 3);
+  absl::StatusOr<std::unique_ptr<LibraryTrainer>> t = LibraryTrainer::Create(
+      GlorotUniformMlp({kPixels + 1, 4, kClasses}, 1), set, 2, Options(LibraryTrainDevice::kCpu));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument) << t.status();
+}
+
+}  // namespace
+}  // namespace tfipu_bench

@@ -1,0 +1,175 @@
+// train_mlp: the MLP 784-256(relu)-128(relu)-10 trained for one epoch of
+// Fashion-MNIST (1875 steps of batch 32, file order) with softmax
+// cross-entropy and plain SGD (lr 0.05) from the same initial weights by
+// each contestant. Prints steps/s, the ratios against the peers (libtorch,
+// hand-written Eigen), and the final loss (mean of the last 100 steps) and
+// test accuracy, which must agree.
+//
+//   bazel run -c opt //tools/bench:train_mlp [-- --repeats=3 --only=eigen]
+//
+// Contestants of issue 6: (a) this library on the simulated IPU with
+// loops::repeat over an infeed, (b) this library on the CPU executor, one
+// step per Run, (c) libtorch, (d) hand-written Eigen. (a) and (b) keep the
+// weights in resource variables and update them with the library's
+// GradientDescent optimizer (tools/bench/library_train.h).
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "tools/bench/bench_flags.h"
+#include "tools/bench/contest.h"
+#include "tools/bench/eigen_mlp.h"
+#include "tools/bench/fashion_mnist.h"
+#include "tools/bench/ipu_setup.h"
+#include "tools/bench/library_train.h"
+#include "tools/bench/machine_info.h"
+#include "tools/bench/mlp_checks.h"
+#include "tools/bench/mlp_weights.h"
+#include "tools/bench/peer_env.h"
+#include "tools/bench/stopwatch.h"
+#include "tools/bench/table.h"
+#include "tools/bench/torch_peer.h"
+
+namespace tfipu_bench {
+namespace {
+
+constexpr int kBatch = 32;
+constexpr float kLearningRate = 0.05f;
+constexpr int kWarmupSteps = 20;
+// The IPU contestant's on-device loop: 1875 steps are 15 Runs. Other
+// --steps end with one shorter loop.
+constexpr int kStepsPerRun = 125;
+
+absl::Status StepsFit(const ImageSet& set, int64_t steps) {
+  if (steps < 1 || steps > set.num_batches(kBatch)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "steps = ", steps, ": the set has ", set.num_batches(kBatch), " batches"));
+  }
+  return absl::OkStatus();
+}
+
+// (d) The hand-written Eigen loop.
+absl::StatusOr<Outcome> EigenTrain(const MlpWeights& weights, const FashionMnist& data,
+                                   int64_t steps, int threads) {
+  const ImageSet& set = data.train;
+  if (absl::Status s = StepsFit(set, steps); !s.ok()) return s;
+  SetEigenThreads(threads);
+  {
+    EigenMlp warm(weights);
+    for (int i = 0; i < kWarmupSteps; ++i) {
+      warm.TrainStep(set.batch_images(0, kBatch), set.batch_labels(0, kBatch), kBatch,
+                     kLearningRate);
+    }
+  }
+  EigenMlp mlp(weights);
+  LossWindow losses(100);
+  Stopwatch sw;
+  for (int64_t s = 0; s < steps; ++s) {
+    losses.Add(mlp.TrainStep(set.batch_images(s, kBatch), set.batch_labels(s, kBatch),
+                             kBatch, kLearningRate));
+  }
+  Outcome o;
+  o.seconds = sw.Seconds();
+  o.steps = steps;
+  o.checks = TrainingChecks(losses, mlp.weights(), data.test);
+  o.note = absl::StrCat(threads, threads == 1 ? " thread" : " threads", " (OpenMP)");
+  return o;
+}
+
+// (a) and (b) This library (library_train.h): resource variables, the
+// GradientDescent optimizer's minimize; (a) on the simulated IPU with
+// loops::repeat of kStepsPerRun steps over an infeed, (b) on the CPU
+// executor with one Run per step.
+absl::StatusOr<Outcome> LibraryTrain(const MlpWeights& weights, const FashionMnist& data,
+                                     int64_t steps, int threads, LibraryTrainDevice device) {
+  LibraryTrainOptions options;
+  options.device = device;
+  options.batch = kBatch;
+  options.learning_rate = kLearningRate;
+  options.steps_per_run = kStepsPerRun;
+  options.warmup_steps = kWarmupSteps;
+  options.num_threads = threads;
+  absl::StatusOr<std::unique_ptr<LibraryTrainer>> trainer =
+      LibraryTrainer::Create(weights, data.train, steps, options);
+  if (!trainer.ok()) return trainer.status();
+  if (absl::Status s = (*trainer)->WarmUp(); !s.ok()) return s;
+  Stopwatch sw;
+  absl::StatusOr<std::vector<float>> step_losses = (*trainer)->Train();
+  Outcome o;
+  o.seconds = sw.Seconds();
+  if (!step_losses.ok()) return step_losses.status();
+  o.steps = steps;
+  absl::StatusOr<MlpWeights> trained = (*trainer)->Weights();
+  if (!trained.ok()) return trained.status();
+  LossWindow losses(100);
+  for (float l : *step_losses) losses.Add(l);
+  o.checks = TrainingChecks(losses, *trained, data.test);
+  o.note = absl::StrCat(threads, threads == 1 ? " thread" : " threads");
+  if (device == LibraryTrainDevice::kIpuLoop) {
+    const int64_t runs = (steps + kStepsPerRun - 1) / kStepsPerRun;
+    absl::StrAppend(&o.note, "; ", runs, runs == 1 ? " Run" : " Runs", " of <= ",
+                    kStepsPerRun, " steps; simulated IPU time ",
+                    FormatNumber((*trainer)->simulated_seconds() * 1e6 / steps), " us/step");
+  }
+  return o;
+}
+
+int Main(int argc, char** argv) {
+  ReexecWithPeerEnvironment(argc, argv);
+  ParseBenchFlags(argc, argv,
+                  "train_mlp: MLP training over one epoch of Fashion-MNIST, "
+                  "this library vs libtorch vs hand-written Eigen");
+  const int threads = BenchThreads();
+  absl::StatusOr<FashionMnist> data = LoadFashionMnist();
+  if (!data.ok()) {
+    std::cerr << "train_mlp: " << data.status() << "\n";
+    return 1;
+  }
+  if (absl::Status s = ConfigureBenchIpus(1); !s.ok()) {
+    std::cerr << "train_mlp: " << s << "\n";
+    return 1;
+  }
+  SetTorchThreads(threads);
+  const MlpWeights weights = GlorotUniformMlp(FashionMlpSizes(), kBenchSeed);
+  ContestOptions options = ContestOptionsFromFlags(data->train.num_batches(kBatch));
+
+  Contest contest(absl::StrCat("train_mlp: MLP 784-256-128-10, SGD lr 0.05, batch ", kBatch,
+                               ", ", options.steps, " steps of Fashion-MNIST"),
+                  Metric::kStepsPerSecond);
+  // (c) and (d), the peers.
+  contest.Add({"libtorch", /*peer=*/true, [&](int64_t steps) {
+                 return TorchTrainMlp(weights, *data, kBatch, steps, kLearningRate);
+               }});
+  contest.Add({"eigen", /*peer=*/true, [&](int64_t steps) {
+                 return EigenTrain(weights, *data, steps, threads);
+               }});
+  contest.Add({"eigen-1thread", /*peer=*/true, [&](int64_t steps) {
+                 return EigenTrain(weights, *data, steps, 1);
+               }});
+  // (a) and (b), this library.
+  contest.Add({"tfipu-ipu-loop", /*peer=*/false, [&](int64_t steps) {
+                 return LibraryTrain(weights, *data, steps, threads,
+                                     LibraryTrainDevice::kIpuLoop);
+               }});
+  contest.Add({"tfipu-cpu", /*peer=*/false, [&](int64_t steps) {
+                 return LibraryTrain(weights, *data, steps, threads, LibraryTrainDevice::kCpu);
+               }});
+
+  std::cout << MachineSummary() << TorchSummary() << "\n" << IpuSummary() << "\n\n";
+  std::vector<ContestResult> results = contest.Run(options);
+  std::cout << FormatContest(contest, results) << std::flush;
+  absl::Status agree = AllAgree(results);
+  if (!agree.ok()) {
+    std::cout << "\nERROR: " << agree.message() << "\n";
+    return 1;
+  }
+  std::cout << "\nAll contestants agree on the checks. Load average (1 min) at the end: "
+            << LoadAverage1m() << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace tfipu_bench
+
+int main(int argc, char** argv) { return tfipu_bench::Main(argc, argv); }
