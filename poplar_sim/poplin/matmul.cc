@@ -115,29 +115,58 @@ std::vector<size_t> BlockSizes(size_t dim, unsigned maxSplits) {
 
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// The tensor as a float row-major matrix (a view when it already is one).
-class FloatMatrix {
- public:
-  FloatMatrix(ExecutionContext& ctx, const Tensor& t, size_t rows, size_t cols)
-      : rows_(rows), cols_(cols) {
-    if (t.elementType() == FLOAT) {
-      view_ = std::make_unique<ReadView<float>>(ctx, t);
-      ptr_ = view_->data();
-    } else {
-      ReadView<Eigen::half> h(ctx, t);
-      copy_.resize(rows * cols);
-      for (size_t i = 0; i < rows * cols; ++i) copy_[i] = static_cast<float>(h[i]);
-      ptr_ = copy_.data();
-    }
-  }
-  Eigen::Map<const RowMajor> map() const { return {ptr_, Eigen::Index(rows_), Eigen::Index(cols_)}; }
+using ColMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
 
- private:
-  size_t rows_, cols_;
-  std::unique_ptr<ReadView<float>> view_;
-  std::vector<float> copy_;
-  const float* ptr_ = nullptr;
+// How the bulk executor reads a float operand, decided when the graph is
+// built: in place when its elements are one run in row-major order, or in
+// place as a column-major matrix when it is the transpose of such a run (a
+// MatMul's transpose_a / transpose_b, and the gradients'); only other views
+// are gathered into a copy, element by element.
+struct FloatOperand {
+  Tensor storage;  // the tensor whose elements are read
+  bool transposed = false;
+  size_t rows = 0, cols = 0;
+
+  static FloatOperand Of(const Tensor& t) {
+    FloatOperand o{t, false, t.dim(0), t.dim(1)};
+    if (!t.isContiguous() && t.transpose().isContiguous()) {
+      o.storage = t.transpose();
+      o.transposed = true;
+    }
+    return o;
+  }
 };
+
+// Calls f with an Eigen expression of each float operand: a Map over the
+// engine's memory, row- or column-major, or over a gathered copy.
+template <typename F>
+void WithFloatMatrices(ExecutionContext& ctx, const FloatOperand& a, const FloatOperand& b,
+                       F&& f) {
+  ReadView<float> av(ctx, a.storage), bv(ctx, b.storage);
+  const auto r = [](const FloatOperand& o, const ReadView<float>& v) {
+    return Eigen::Map<const RowMajor>(v.data(), Eigen::Index(o.rows), Eigen::Index(o.cols));
+  };
+  const auto c = [](const FloatOperand& o, const ReadView<float>& v) {
+    return Eigen::Map<const ColMajor>(v.data(), Eigen::Index(o.rows), Eigen::Index(o.cols));
+  };
+  if (a.transposed && b.transposed) {
+    f(c(a, av), c(b, bv));
+  } else if (a.transposed) {
+    f(c(a, av), r(b, bv));
+  } else if (b.transposed) {
+    f(r(a, av), c(b, bv));
+  } else {
+    f(r(a, av), r(b, bv));
+  }
+}
+
+// A half tensor as a float row-major matrix.
+RowMajor HalfAsFloat(ExecutionContext& ctx, const Tensor& t, size_t rows, size_t cols) {
+  ReadView<Eigen::half> h(ctx, t);
+  RowMajor m(rows, cols);
+  for (size_t i = 0; i < rows * cols; ++i) m.data()[i] = static_cast<float>(h[i]);
+  return m;
+}
 
 void WriteFloats(ExecutionContext& ctx, const Tensor& out, const float* v, size_t n) {
   if (out.elementType() == FLOAT) {
@@ -265,18 +294,23 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
   // output (the partial sums are an on-tile detail of the plan: in bulk mode
   // they are not materialised, and the reduction's bulk executor has
   // nothing left to do). One Eigen product for the whole matrix.
-  graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) {
-    FloatMatrix am(ctx, a, m, k), bm(ctx, b, k, n);
-    if (type == FLOAT) {
+  if (type == FLOAT) {
+    const FloatOperand fa = FloatOperand::Of(a), fb = FloatOperand::Of(b);
+    graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) {
       WriteView<float> cv(ctx, c);
       Eigen::Map<RowMajor> cm(cv.data(), m, n);
-      cm.noalias() = am.map() * bm.map();
-    } else {
-      RowMajor out = am.map() * bm.map();
+      WithFloatMatrices(ctx, fa, fb, [&](const auto& am, const auto& bm) {
+        cm.noalias() = am * bm;
+      });
+      return absl::OkStatus();
+    });
+  } else {
+    graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) {
+      RowMajor out = HalfAsFloat(ctx, a, m, k) * HalfAsFloat(ctx, b, k, n);
       WriteFloats(ctx, c, out.data(), m * n);
-    }
-    return absl::OkStatus();
-  });
+      return absl::OkStatus();
+    });
+  }
   prog.add(program::Execute(cs));
   if (sk == 1) return c;
 

@@ -207,9 +207,55 @@ Tensor AllocateOutput(Graph& graph, Type type, const std::vector<size_t>& shape,
   return out;
 }
 
-void BuildBinary(Graph& graph, BinaryOpType op, const Tensor& aB,
-                 const Tensor& bB, const Tensor& out, program::Sequence& prog,
-                 const std::string& name) {
+// The length of the block of `t`'s elements that repeats when `t` is
+// broadcast to `shape`: t's shape, after leading 1s, is a suffix of `shape`
+// (a bias [n] over [m,n], a scalar over anything). numElements of `shape`
+// when t is not broadcast at all; 0 when the broadcast is of another kind
+// (a column [m,1] over [m,n]).
+size_t RepeatPeriod(const Tensor& t, const std::vector<size_t>& shape) {
+  const size_t rank = shape.size();
+  if (t.rank() > rank) return 0;
+  const size_t lead = rank - t.rank();
+  size_t k = lead;
+  while (k < rank && t.dim(unsigned(k - lead)) == 1) ++k;
+  size_t period = 1;
+  for (size_t i = k; i < rank; ++i) {
+    if (t.dim(unsigned(i - lead)) != shape[i]) return 0;
+    period *= shape[i];
+  }
+  return period;
+}
+
+// Elements per applyBinary call when one operand repeats: its block is
+// tiled into a buffer at least this long, so that short blocks (a scalar)
+// still give vector-length loops.
+constexpr size_t kRepeatChunk = 1024;
+
+// out = op(a, b) where `rep` is a block of `period` elements repeated to
+// out's length and `full` has all of out's elements; `repFirst` says
+// which of the two is the first operand.
+template <typename T, typename OutT>
+void ApplyRepeating(BinaryOpType op, const T* full, const T* rep, size_t period,
+                    bool repFirst, OutT* out, size_t n) {
+  const size_t chunk = std::max(period, (kRepeatChunk + period - 1) / period * period);
+  std::unique_ptr<T[]> tiled(new T[std::min(chunk, n)]);
+  for (size_t i = 0; i < std::min(chunk, n); ++i) tiled[i] = rep[i % period];
+  for (size_t off = 0; off < n; off += chunk) {
+    const size_t len = std::min(chunk, n - off);
+    if (repFirst) {
+      internal::applyBinary(op, tiled.get(), full + off, out + off, len);
+    } else {
+      internal::applyBinary(op, full + off, tiled.get(), out + off, len);
+    }
+  }
+}
+
+// Builds out = op(a, b) for operands already checked, which broadcast to
+// `shape`, the shape of `out`.
+void BuildBinary(Graph& graph, BinaryOpType op, const Tensor& a, const Tensor& b,
+                 const std::vector<size_t>& shape, const Tensor& out,
+                 program::Sequence& prog, const std::string& name) {
+  const Tensor aB = broadcastTo(a, shape), bB = broadcastTo(b, shape);
   poputil::PerTileVertices spec;
   spec.computeSetName = name.empty() ? binaryOpName(op) : name;
   spec.vertexType = binaryVertexName(op, aB.elementType());
@@ -217,11 +263,26 @@ void BuildBinary(Graph& graph, BinaryOpType op, const Tensor& aB,
   spec.fields = {{"in1", aB.flatten()}, {"in2", bB.flatten()}, {"out", out.flatten()}};
   const Type inType = aB.elementType();
   const bool boolOut = binaryOutputType(op, inType) == BOOL;
+  // Decided here, not per run: whether one operand is a repeated block,
+  // read once and tiled instead of gathered element by element.
+  const size_t n = shapeNumElements(shape);
+  const size_t periodA = RepeatPeriod(a, shape), periodB = RepeatPeriod(b, shape);
+  const bool aRepeats = periodA > 0 && periodA < n && periodB == n;
+  const bool bRepeats = periodB > 0 && periodB < n && periodA == n;
   spec.bulk = [=](ExecutionContext& ctx) {
     dispatchType(inType, [&](auto tag) {
       using T = decltype(tag);
       auto run = [&](auto outTag) {
         using OutT = decltype(outTag);
+        if (aRepeats || bRepeats) {
+          // The block is copied first: out may overwrite its storage.
+          ReadView<T> rep(ctx, aRepeats ? a : b, /*forceCopy=*/true);
+          auto full = SafeRead<T>(ctx, aRepeats ? bB : aB, out);
+          WriteView<OutT> ov(ctx, out);
+          ApplyRepeating(op, full->data(), rep.data(), aRepeats ? periodA : periodB,
+                         aRepeats, ov.data(), ov.size());
+          return;
+        }
         auto av = SafeRead<T>(ctx, aB, out);
         auto bv = SafeRead<T>(ctx, bB, out);
         WriteView<OutT> ov(ctx, out);
@@ -384,8 +445,7 @@ Tensor map(Graph& graph, BinaryOpType op, const Tensor& a, const Tensor& b,
   Tensor out = AllocateOutput(graph, binaryOutputType(op, a.elementType()),
                               *shape, {a, b},
                               debugName.empty() ? binaryOpName(op) : debugName);
-  BuildBinary(graph, op, broadcastTo(a, *shape), broadcastTo(b, *shape), out,
-              prog, debugName);
+  BuildBinary(graph, op, a, b, *shape, out, prog, debugName);
   return out;
 }
 
@@ -412,8 +472,7 @@ void mapTo(Graph& graph, BinaryOpType op, const Tensor& a, const Tensor& b,
                     shapeToString(*shape))));
     return;
   }
-  BuildBinary(graph, op, broadcastTo(a, *shape), broadcastTo(b, *shape),
-              out.reshape(*shape), prog, debugName);
+  BuildBinary(graph, op, a, b, *shape, out.reshape(*shape), prog, debugName);
 }
 
 void mapInPlace(Graph& graph, BinaryOpType op, const Tensor& a,
@@ -425,7 +484,13 @@ void mapInPlace(Graph& graph, BinaryOpType op, const Tensor& a,
                     "result type differs from '", a.getDebugName(), "'")));
     return;
   }
-  mapTo(graph, op, a, broadcastTo(b, a.shape()), a, prog, debugName);
+  // b must broadcast to a's shape, not a to b's.
+  const Tensor bB = broadcastTo(b, a.shape());
+  if (!bB.valid()) {
+    Fail(graph, bB.status());
+    return;
+  }
+  mapTo(graph, op, a, b, a, prog, debugName);
 }
 
 Tensor select(Graph& graph, const Tensor& a, const Tensor& b,

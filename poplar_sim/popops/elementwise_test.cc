@@ -40,6 +40,33 @@ TEST(ElementwiseTest, AddWithNumpyBroadcasting) {
   EXPECT_THAT(r[3], ElementsAre(110, 120, 130, 210, 220, 230));  // [2,3]
 }
 
+// A repeated block (a row, a scalar) is read once and tiled by the bulk
+// executor, on either side of a non-commutative op, across several of its
+// 1024-element chunks, and also when the block is part of the output.
+TEST(ElementwiseTest, RepeatedBlocksOnEitherSideAndInPlace) {
+  const size_t rows = 700, cols = 3;  // 2100 elements: three chunks
+  std::vector<float> mv(rows * cols);
+  for (size_t i = 0; i < mv.size(); ++i) mv[i] = float(i % 17);
+  auto r = RunBothModes([&](Graph& g, program::Sequence& p) {
+    Tensor m = Const(g, {rows, cols}, mv);
+    Tensor row = Const(g, {1, cols}, {10, 20, 30});
+    Tensor s = Const(g, {}, {2});
+    Tensor inPlace = Const(g, {2, 3}, {1, 2, 3, 4, 5, 6});
+    // inPlace -= its own first row: the row is read before it is written.
+    mapInPlace(g, BinaryOpType::SUBTRACT, inPlace, inPlace[0], p);
+    return std::vector<Tensor>{sub(g, row, m, p), sub(g, m, s, p),
+                               map(g, BinaryOpType::LESS_THAN, s, m, p), inPlace};
+  });
+  ASSERT_EQ(r[0].size(), rows * cols);
+  for (size_t i = 0; i < rows * cols; ++i) {
+    const float rowv = 10.f * float(i % cols + 1);
+    EXPECT_EQ(r[0][i], rowv - mv[i]) << i;
+    EXPECT_EQ(r[1][i], mv[i] - 2) << i;
+    EXPECT_EQ(r[2][i], 2 < mv[i] ? 1 : 0) << i;
+  }
+  EXPECT_THAT(r[3], ElementsAre(0, 0, 0, 3, 3, 3));
+}
+
 TEST(ElementwiseTest, ArithmeticAndComparisons) {
   auto r = RunBothModes([](Graph& g, program::Sequence& p) {
     Tensor a = Const(g, {4}, {1, -2, 3, 8});

@@ -74,9 +74,12 @@ absl::StatusOr<std::vector<Output>> repeat(const Scope& scope, int n,
                                  {{"index", MakeAttrValue(static_cast<int64_t>(k))}},
                                  "exit"));
   }
-  // The body's ops that nothing else uses (updates, enqueues) must run in
-  // every iteration: the body's end depends on them.
-  std::vector<Operation> sinks;
+  // The body's side effects (variable updates, enqueues, infeed reads: its
+  // stateful ops) must run in every iteration, whether or not a value of
+  // the loop uses them: the body's end depends on them. A stateless op
+  // that nothing uses (the gradient of an input nobody asked for) is dead
+  // and pruned, as in a TensorFlow function, so it costs nothing.
+  std::vector<Operation> side_effects;
   for (int i = first_node; i < graph->num_nodes(); ++i) {
     Node* node = graph->node(i);
     auto oc = node->def().attr().find(kOutsideCompilationAttr);
@@ -87,12 +90,10 @@ absl::StatusOr<std::vector<Output>> repeat(const Scope& scope, int n,
           "supported; compute it on the host before or after the loop"));
     }
     if (node->op() == "IpuLoopExit") continue;
-    if (node->data_consumers().empty() && node->control_consumers().empty()) {
-      sinks.push_back(Operation(node));
-    }
+    if (node->op_def().is_stateful) side_effects.push_back(Operation(node));
   }
   Operation body_end =
-      ops::NoOp(body_scope.WithControlDependencies(sinks).WithOpName("body_end"));
+      ops::NoOp(body_scope.WithControlDependencies(side_effects).WithOpName("body_end"));
   std::vector<Operation> after = exits;
   after.push_back(body_end);
   for (const std::string& name :

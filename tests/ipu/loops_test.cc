@@ -140,6 +140,51 @@ TEST_F(LoopsTest, TrainingStepsInALoopAndGlobalStepOnTheCpu) {
   EXPECT_EQ(out[1].data<int64_t>()[0], 6);
 }
 
+// A stateless op in the body whose value nothing uses is pruned: the loop
+// costs the same with it as without it. Stateful ops (the outfeed) still
+// run in every iteration though no loop value uses them.
+TEST_F(LoopsTest, DeadOpsInTheBodyArePrunedSideEffectsRun) {
+  Configure(1);
+  auto run = [&](bool with_dead_op) -> std::pair<uint64_t, std::vector<float>> {
+    Scope root = Scope::NewRootScope();
+    Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+    ipu::IPUOutfeedQueue outfeed(with_dead_op ? "dead_op_counts" : "plain_counts");
+    auto r = ipu::ipu_compiler::compile(
+        ipu, [&](const Scope& s, const std::vector<Output>&) {
+          auto out = ipu::loops::repeat(
+              s, 4,
+              [&](const Scope& b, const std::vector<Output>& c,
+                  const std::vector<Output>&) {
+                Output next = ops::Add(b, c[0], 1.f);
+                outfeed.enqueue(b, {next});
+                if (with_dead_op) {
+                  Output big = ops::Fill(b, ops::Const(b, {128, 128}), 0.5f);
+                  ops::MatMul(b, big, big);  // nothing reads it
+                }
+                return std::vector<Output>{next};
+              },
+              {ops::Const(s, 0.f)});
+          return out.ok() ? *out : std::vector<Output>{};
+        }, {});
+    EXPECT_TRUE(r.ok()) << r.status();
+    std::vector<Output> dequeued = outfeed.dequeue(root);
+    ClientSession session(root);
+    std::vector<Tensor> out;
+    absl::Status s = session.Run({(*r)[0]}, &out);
+    EXPECT_TRUE(s.ok()) << s;
+    EXPECT_EQ(out[0].data<float>()[0], 4.f);
+    const uint64_t cycles = Direct(session)->last_run_profile().clusters.at(0).cycles;
+    s = session.Run({dequeued[0]}, &out);
+    EXPECT_TRUE(s.ok()) << s;
+    return {cycles, Floats(out[0])};
+  };
+  auto [plain_cycles, plain_counts] = run(false);
+  auto [dead_cycles, dead_counts] = run(true);
+  EXPECT_THAT(plain_counts, ElementsAre(1, 2, 3, 4));
+  EXPECT_THAT(dead_counts, ElementsAre(1, 2, 3, 4));
+  EXPECT_EQ(dead_cycles, plain_cycles);
+}
+
 TEST_F(LoopsTest, BadLoopsAreErrors) {
   Configure(1);
   Scope root = Scope::NewRootScope();
