@@ -33,7 +33,7 @@ std::string OutfeedHandle(int k) { return absl::StrCat("outfeed", k); }
 
 bool AssignsResource(const std::string& op) {
   return op == "AssignVariableOp" || op == "AssignAddVariableOp" ||
-         op == "AssignSubVariableOp";
+         op == "AssignSubVariableOp" || op == "ResourceApplyGradientDescent";
 }
 
 std::vector<size_t> Dims(const TensorShape& s) {

@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/cc/client_session.h"
+#include "tensorflow_ipu/cc/ops/resource_variable_ops.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/cc/variables/variable_scope.h"
 #include "tensorflow_ipu/train/adam.h"
@@ -71,6 +72,52 @@ TEST(OptimizersTest, GradientDescentIncrementsGlobalStep) {
   EXPECT_FLOAT_EQ(w[0][1], -1.6f);
   EXPECT_FLOAT_EQ(w[1][0], 0.64f);
   EXPECT_FLOAT_EQ(w[1][1], -1.28f);
+}
+
+// GradientDescent updates a resource variable with one fused op, which
+// checks its inputs like any kernel.
+TEST(OptimizersTest, ResourceApplyGradientDescentOpAndItsErrors) {
+  Scope root = Scope::NewRootScope();
+  Variable w = *get_variable(root, "w", {2}, DT_FLOAT,
+                             initializers::Value(Tensor::Vector<float>({1, -2})));
+  auto delta = ops::Placeholder(root.WithOpName("delta"), DT_FLOAT);
+  auto alpha = ops::Placeholder(root.WithOpName("alpha"), DT_FLOAT);
+  ops::ResourceApplyGradientDescent apply(root, w.handle(), alpha, delta);
+  ASSERT_TRUE(root.ok()) << root.status();
+  ClientSession session(root);
+  ASSERT_TRUE(session.Run({}, {}, {global_variables_initializer(root)}, nullptr).ok());
+  ASSERT_TRUE(session
+                  .Run({{alpha, Tensor::Scalar<float>(0.5f)},
+                        {delta, Tensor::Vector<float>({4, -8})}},
+                       {}, {apply}, nullptr)
+                  .ok());
+  std::vector<Tensor> v;
+  ASSERT_TRUE(session.Run({w.value(root)}, &v).ok());
+  EXPECT_EQ(v[0].data<float>()[0], -1.f);  // 1 - 0.5 * 4
+  EXPECT_EQ(v[0].data<float>()[1], 2.f);   // -2 - 0.5 * -8
+
+  absl::Status s = session.Run({{alpha, Tensor::Scalar<float>(0.5f)},
+                                {delta, Tensor::Vector<float>({1, 2, 3})}},
+                               {}, {apply}, nullptr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("Cannot apply gradient descent to variable w"));
+  EXPECT_THAT(s.message(), HasSubstr("shape [2] with a delta"));
+  s = session.Run({{alpha, Tensor::Vector<float>({0.5f, 1.f})},
+                   {delta, Tensor::Vector<float>({1, 2})}},
+                  {}, {apply}, nullptr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("alpha must be a float scalar"));
+  // Nothing was lost: the variable keeps its value.
+  ASSERT_TRUE(session.Run({w.value(root)}, &v).ok());
+  EXPECT_EQ(v[0].data<float>()[0], -1.f);
+
+  // A delta of the wrong static shape is refused when the graph is built.
+  Scope bad = Scope::NewRootScope();
+  Variable u = *get_variable(bad, "u", {2}, DT_FLOAT, initializers::Zeros());
+  ops::ResourceApplyGradientDescent(bad, u.handle(), 0.1f, ops::Const(bad, {1.f, 2.f, 3.f}));
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("Cannot apply a delta of shape [3] to a variable of shape [2]"));
 }
 
 TEST(OptimizersTest, Momentum) {

@@ -33,5 +33,10 @@ AssignSubVariableOp::AssignSubVariableOp(const Scope& scope, Input resource,
                                          Input value)
     : operation(BuildOp(scope, "AssignSubVariableOp", {resource, value})) {}
 
+ResourceApplyGradientDescent::ResourceApplyGradientDescent(const Scope& scope,
+                                                           Input var, Input alpha,
+                                                           Input delta)
+    : operation(BuildOp(scope, "ResourceApplyGradientDescent", {var, alpha, delta})) {}
+
 }  // namespace ops
 }  // namespace tensorflow_ipu

@@ -54,6 +54,15 @@ class AssignSubVariableOp {
   Operation operation;
 };
 
+// var -= alpha * delta (TensorFlow's training op of the same name).
+class ResourceApplyGradientDescent {
+ public:
+  ResourceApplyGradientDescent(const Scope& scope, Input var, Input alpha,
+                               Input delta);
+  operator Operation() const { return operation; }  // NOLINT
+  Operation operation;
+};
+
 }  // namespace ops
 }  // namespace tensorflow_ipu
 

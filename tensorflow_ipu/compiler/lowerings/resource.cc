@@ -49,6 +49,25 @@ LoweringFn AssignUpdate(poplar_sim::popops::BinaryOpType type) {
   };
 }
 
+// var -= alpha * delta: one scaled add when alpha is a constant (the
+// learning rate of GradientDescentOptimizer), else a multiply and subtract.
+absl::Status LowerApplyGradientDescent(LoweringContext& ctx) {
+  if (ctx.input(2).shape() != ctx.input(0).shape()) {
+    return ctx.Error("the delta's shape differs from the variable's");
+  }
+  if (const Tensor* alpha = ctx.ConstantInput(1);
+      alpha != nullptr && alpha->dtype() == DT_FLOAT && alpha->NumElements() == 1) {
+    poplar_sim::popops::scaledAddTo(ctx.graph(), ctx.input(0), ctx.input(2),
+                                    -alpha->data<float>()[0], ctx.prog(), ctx.op().name());
+    return absl::OkStatus();
+  }
+  poplar_sim::Tensor step = poplar_sim::popops::mul(ctx.graph(), ctx.input(2), ctx.input(1),
+                                                     ctx.prog(), ctx.op().name() + "/step");
+  poplar_sim::popops::mapInPlace(ctx.graph(), poplar_sim::popops::BinaryOpType::SUBTRACT,
+                                 ctx.input(0), step, ctx.prog(), ctx.op().name());
+  return absl::OkStatus();
+}
+
 REGISTER_IPU_LOWERING("VarHandleOp", LowerVarHandle);
 REGISTER_IPU_LOWERING("ReadVariableOp", LowerRead);
 REGISTER_IPU_LOWERING("AssignVariableOp", LowerAssign);
@@ -56,6 +75,7 @@ REGISTER_IPU_LOWERING("AssignAddVariableOp",
                       AssignUpdate(poplar_sim::popops::BinaryOpType::ADD));
 REGISTER_IPU_LOWERING("AssignSubVariableOp",
                       AssignUpdate(poplar_sim::popops::BinaryOpType::SUBTRACT));
+REGISTER_IPU_LOWERING("ResourceApplyGradientDescent", LowerApplyGradientDescent);
 
 }  // namespace
 }  // namespace compiler

@@ -106,6 +106,46 @@ class AssignUpdateVariableOpKernel : public OpKernel {
   }
 };
 
+// ResourceApplyGradientDescent: var = var - alpha * delta, in one pass.
+class ApplyGradientDescentKernel : public OpKernel {
+ public:
+  absl::Status Compute(OpKernelContext* ctx) override {
+    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, VarFromInput(ctx));
+    const Tensor& alpha = ctx->input(1);
+    const Tensor& delta = ctx->input(2);
+    if (alpha.NumElements() != 1 || alpha.dtype() != var->dtype()) {
+      return ctx->InvalidArgument(absl::StrCat(
+          "alpha must be a ", DataTypeString(var->dtype()),
+          " scalar for variable ", var->name(), ", got ", alpha.SummaryString()));
+    }
+    if (delta.dtype() != var->dtype() || delta.shape() != var->shape()) {
+      return ctx->InvalidArgument(absl::StrCat(
+          "Cannot apply gradient descent to variable ", var->name(), " of type ",
+          DataTypeString(var->dtype()), " and shape ", var->shape().DebugString(),
+          " with a delta ", delta.SummaryString()));
+    }
+    const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
+    return var->Update([&](Tensor* value) {
+      // A new buffer: reads made before this update may still share the old.
+      Tensor updated(value->dtype(), value->shape());
+      return SwitchOnType(value->dtype(), [&](auto t) -> absl::Status {
+        using T = decltype(t);
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                      std::is_same_v<T, half>) {
+          const T a = alpha.data<T>()[0];
+          updated.flat<T>().device(device) =
+              value->flat<T>() - delta.flat<T>() * a;
+          *value = std::move(updated);
+          return absl::OkStatus();
+        } else {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "ResourceApplyGradientDescent does not support ", DataTypeString(value->dtype())));
+        }
+      });
+    });
+  }
+};
+
 class VarIsInitializedOpKernel : public OpKernel {
  public:
   absl::Status Compute(OpKernelContext* ctx) override {
@@ -123,6 +163,8 @@ REGISTER_KERNEL("AssignAddVariableOp", kDeviceTypeCpu,
                 AssignUpdateVariableOpKernel<1>);
 REGISTER_KERNEL("AssignSubVariableOp", kDeviceTypeCpu,
                 AssignUpdateVariableOpKernel<-1>);
+REGISTER_KERNEL("ResourceApplyGradientDescent", kDeviceTypeCpu,
+                ApplyGradientDescentKernel);
 REGISTER_KERNEL("VarIsInitializedOp", kDeviceTypeCpu, VarIsInitializedOpKernel);
 
 }  // namespace

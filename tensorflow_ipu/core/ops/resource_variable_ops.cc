@@ -70,6 +70,33 @@ REGISTER_OP(OpDefBuilder("AssignSubVariableOp")
                 .SetIsStateful()
                 .SetShapeFn(AssignShape));
 
+// var -= alpha * delta in one step, as TensorFlow's training op of the
+// same name: what GradientDescentOptimizer applies to a resource variable.
+// One op instead of Mul + AssignSubVariableOp, so that the update is one
+// pass over the variable on the CPU and one scaled add on the IPU.
+absl::Status ApplyGradientDescentShape(InferenceContext* c) {
+  if (!c->input_shape(1).IsCompatibleWith(TensorShape())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "alpha must be a scalar, not of shape ", c->input_shape(1).DebugString()));
+  }
+  const TensorShape var = c->input_handle_shape(0);
+  if (!var.IsCompatibleWith(c->input_shape(2))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Cannot apply a delta of shape ", c->input_shape(2).DebugString(),
+        " to a variable of shape ", var.DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+REGISTER_OP(OpDefBuilder("ResourceApplyGradientDescent")
+                .Input("var", DT_RESOURCE)
+                .Input("alpha", "T")
+                .Input("delta", "T")
+                .TypeAttr("T", {DT_FLOAT, DT_HALF, DT_DOUBLE})
+                .Attr("use_locking", "bool", MakeAttrValue(false))
+                .SetIsStateful()
+                .SetShapeFn(ApplyGradientDescentShape));
+
 // True once the variable has a value.
 REGISTER_OP(OpDefBuilder("VarIsInitializedOp")
                 .Input("resource", DT_RESOURCE)
