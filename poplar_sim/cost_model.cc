@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -84,6 +85,20 @@ const char* DirectionName(FieldDirection d) {
 }
 
 }  // namespace
+
+std::vector<ElementRun> distinctRuns(const Tensor& t) {
+  std::vector<ElementRun> runs = t.runs();
+  for (ElementRun& r : runs) {
+    if (r.stride == 0) r = ElementRun{r.var, r.start, 1, 1};
+  }
+  auto key = [](const ElementRun& r) { return std::tie(r.var, r.start, r.count, r.stride); };
+  std::sort(runs.begin(), runs.end(),
+            [&](const ElementRun& a, const ElementRun& b) { return key(a) < key(b); });
+  runs.erase(std::unique(runs.begin(), runs.end(),
+                         [&](const ElementRun& a, const ElementRun& b) { return key(a) == key(b); }),
+             runs.end());
+  return runs;
+}
 
 std::string describeVertex(const GraphState& g, unsigned v) {
   const VertexRecord& r = g.vertices[v];
@@ -181,7 +196,7 @@ absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
       f->bind(nullptr, t.numElements());
       const uint64_t es = typeSize(t.elementType());
       ipus.insert(target.tileToIPU(vr.tile));
-      forEachTilePiece(g, t, [&](unsigned tile, int64_t n) {
+      auto tally = [&](unsigned tile, int64_t n) {
         ipus.insert(target.tileToIPU(tile));
         if (f->direction() != FieldDirection::OUTPUT) {
           in.move(tile, vr.tile, n * es);
@@ -189,7 +204,15 @@ absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
         if (f->direction() != FieldDirection::INPUT) {
           out.move(vr.tile, tile, n * es);
         }
-      });
+      };
+      if (f->direction() == FieldDirection::INPUT && t.containsAliases()) {
+        // A broadcast input: the tile receives each element once and the
+        // vertex reads it as often as it needs, as Poplar's broadcast
+        // vertices take a scalar or a repeated block.
+        forEachRunPiece(g, distinctRuns(t), tally);
+      } else {
+        forEachTilePiece(g, t, tally);
+      }
     }
     uint64_t cycles;
     if (vr.perfEstimate) {

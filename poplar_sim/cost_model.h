@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "poplar_sim/graph_state.h"
 #include "poplar_sim/profile.h"
 #include "poplar_sim/target.h"
@@ -27,11 +28,11 @@
 namespace poplar_sim {
 namespace internal {
 
-// Calls f(globalTile, count) for consecutive pieces of `t`'s elements in
-// row-major order (tile kUnmapped for unmapped elements).
+// Calls f(globalTile, count) for consecutive pieces of `runs`' elements in
+// order (tile kUnmapped for unmapped elements).
 template <typename F>
-void forEachTilePiece(const GraphState& g, const Tensor& t, F&& f) {
-  for (const ElementRun& r : t.runs()) {
+void forEachRunPiece(const GraphState& g, absl::Span<const ElementRun> runs, F&& f) {
+  for (const ElementRun& r : runs) {
     const TileMapping& m = g.variables[r.var].mapping;
     if (r.count == 1 || r.stride == 0) {
       f(m.tileOf(r.start), r.count);
@@ -43,6 +44,18 @@ void forEachTilePiece(const GraphState& g, const Tensor& t, F&& f) {
     }
   }
 }
+
+// Calls f(globalTile, count) for consecutive pieces of `t`'s elements in
+// row-major order (tile kUnmapped for unmapped elements).
+template <typename F>
+void forEachTilePiece(const GraphState& g, const Tensor& t, F&& f) {
+  forEachRunPiece(g, t.runs(), std::forward<F>(f));
+}
+
+// The runs of `t` with each element that a broadcast repeats listed once:
+// a stride-0 run is one element, and a run repeated whole (a bias row under
+// every row of a matrix) appears once. What a tile must receive to read `t`.
+std::vector<ElementRun> distinctRuns(const Tensor& t);
 
 // The result of analysing (validating and costing) one compute set.
 struct ComputeSetAnalysis {

@@ -119,6 +119,36 @@ TEST(CostModelTest, ExchangeIsBytesOverBandwidthOfTheBusiestTile) {
   EXPECT_EQ(c2.exchangeCycles, 100u);
 }
 
+// A broadcast input crosses the exchange once per tile, not once per use:
+// a scalar read by 100 elements is 4 bytes, a bias row under 10 rows is
+// the row's bytes.
+TEST(CostModelTest, BroadcastInputIsReceivedOnce) {
+  Graph graph(SmallTarget(4));
+  Tensor s = graph.addVariable(FLOAT, {1}, "scalar");
+  Tensor row = graph.addVariable(FLOAT, {10}, "row");
+  Tensor m = graph.addVariable(FLOAT, {10, 10}, "m");
+  Tensor o1 = graph.addVariable(FLOAT, {100}, "o1");
+  Tensor o2 = graph.addVariable(FLOAT, {10, 10}, "o2");
+  graph.setTileMapping(s, 0);
+  graph.setTileMapping(row, 0);
+  for (Tensor t : {m, o1, o2}) graph.setTileMapping(t, 1);
+  ComputeSet cs = graph.addComputeSet("broadcasts");
+  graph.setTileMapping(graph.addVertex(cs, "test::AddVectors",
+                                       {{"a", m.flatten()}, {"b", s.broadcast(100, 0)}, {"out", o1}}),
+                       1);
+  graph.setTileMapping(
+      graph.addVertex(cs, "test::AddVectors",
+                      {{"a", m.flatten()},
+                       {"b", row.expand({0}).broadcast(10, 0).flatten()},
+                       {"out", o2.flatten()}}),
+      1);
+  auto e = Engine::create(graph, Execute(cs));
+  ASSERT_TRUE(e.ok()) << e.status();
+  const StepCost& c = e->getProfile().computeSets[0].staticCost;
+  EXPECT_EQ(c.exchangeBytes, 4u + 40u);
+  EXPECT_EQ(c.exchangeCycles, 44u / 4);
+}
+
 TEST(CostModelTest, SameBytesCostMoreAcrossIPUsThanOnOne) {
   Graph graph(SmallTarget(4, 2));
   Tensor src = graph.addVariable(FLOAT, {10000}, "src");
