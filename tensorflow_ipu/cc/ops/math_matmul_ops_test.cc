@@ -1,6 +1,7 @@
 // MatMul, BiasAdd, BiasAddGrad and Cast through ClientSession.
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -76,6 +77,57 @@ TEST(MathMatMulTest, LargeProductMatchesNaiveReference) {
       for (int q = 0; q < k; ++q) ref += double{av[i * k + q]} * bv[q * n + j];
       // Values are multiples of 1/4 well inside float's exact range.
       ASSERT_EQ(got[i * n + j], static_cast<float>(ref)) << i << "," << j;
+    }
+  }
+}
+
+// Products above the kernel's parallel threshold (16M multiply-adds) are
+// split over the pool's threads, by rows for tall outputs and by columns
+// for wide ones; every transpose must still give the exact product.
+TEST(MathMatMulTest, ProductsSplitOverThreadsMatchTheReference) {
+  for (const auto& [m, k, n] : {std::tuple<int, int, int>{64, 512, 520},
+                                std::tuple<int, int, int>{520, 512, 64}}) {
+    std::vector<float> av(m * k), bv(k * n), at(k * m), bt(n * k);
+    for (int i = 0; i < m; ++i) {
+      for (int q = 0; q < k; ++q) {
+        av[i * k + q] = static_cast<float>((i * 7 + q * 3) % 13) - 6.f;
+        at[q * m + i] = av[i * k + q];
+      }
+    }
+    for (int q = 0; q < k; ++q) {
+      for (int j = 0; j < n; ++j) {
+        bv[q * n + j] = static_cast<float>((q * 5 + j) % 11) * 0.25f;
+        bt[j * k + q] = bv[q * n + j];
+      }
+    }
+    Scope root = Scope::NewRootScope();
+    auto a = ops::Const(root, Tensor::FromVector(av, TensorShape({m, k})));
+    auto a_t = ops::Const(root, Tensor::FromVector(at, TensorShape({k, m})));
+    auto b = ops::Const(root, Tensor::FromVector(bv, TensorShape({k, n})));
+    auto b_t = ops::Const(root, Tensor::FromVector(bt, TensorShape({n, k})));
+    using M = ops::MatMul;
+    std::vector<Output> products = {
+        M(root, a, b), M(root, a_t, b, M::TransposeA(true)),
+        M(root, a, b_t, M::TransposeB(true)),
+        M(root, a_t, b_t, M::TransposeA(true).TransposeB(true))};
+    ASSERT_TRUE(root.ok()) << root.status();
+    SessionOptions options;
+    options.num_threads = 4;
+    ClientSession session(root, options);
+    std::vector<Tensor> out;
+    ASSERT_TRUE(session.Run(products, &out).ok());
+    for (size_t p = 0; p < products.size(); ++p) {
+      std::vector<float> got = Values<float>(out[p]);
+      ASSERT_EQ(got.size(), static_cast<size_t>(m * n));
+      for (int i = 0; i < m; ++i) {
+        for (int j = 0; j < n; ++j) {
+          double ref = 0;
+          for (int q = 0; q < k; ++q) ref += double{av[i * k + q]} * bv[q * n + j];
+          ASSERT_EQ(got[i * n + j], static_cast<float>(ref))
+              << "product " << p << " of " << m << "x" << k << "x" << n << " at " << i
+              << "," << j;
+        }
+      }
     }
   }
 }

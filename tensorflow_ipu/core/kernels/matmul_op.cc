@@ -1,6 +1,8 @@
 // CPU kernel of MatMul: product = op(a) * op(b) with op = transpose or not,
-// as one Eigen contraction (on the session's thread pool when large). Half
+// as Eigen matrix products (split over the session's thread pool when
+// large). Half
 // matrices are multiplied in float and rounded once.
+#include "Eigen/Core"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/kernels/cwise_ops_util.h"
 
@@ -10,25 +12,61 @@ namespace {
 using Eigen::Index;
 
 template <typename T>
-using Matrix = Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor, Index>,
-                                Eigen::Aligned>;
+using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// Below this many multiply-adds the contraction runs on the calling thread.
-constexpr int64_t kParallelFlops = 64 * 1024;
+// Below this many multiply-adds a product runs on the calling thread: waking
+// a pool thread costs more than the product (the MLP's 32-row batches).
+constexpr int64_t kParallelFlops = 16 * 1024 * 1024;
 
+// out = op(a) op(b) with Eigen's matrix product (transposes are views, not
+// copies). Large products are split into one block of output rows (or
+// columns, for wide outputs) per pool thread.
 template <typename T>
-void Contract(OpKernelContext* ctx, const Tensor& a, const Tensor& b,
-              bool ta, bool tb, Tensor* out, int64_t flops) {
-  Matrix<T> am(a.data<T>(), a.dim_size(0), a.dim_size(1));
-  Matrix<T> bm(b.data<T>(), b.dim_size(0), b.dim_size(1));
-  Matrix<T> om(out->data<T>(), out->dim_size(0), out->dim_size(1));
-  const Eigen::array<Eigen::IndexPair<Index>, 1> dims = {
-      Eigen::IndexPair<Index>(ta ? 0 : 1, tb ? 1 : 0)};
-  if (flops < kParallelFlops) {
-    om = am.contract(bm, dims);
-  } else {
-    om.device(ctx->eigen_device()) = am.contract(bm, dims);
+void Product(OpKernelContext* ctx, const Tensor& a, const Tensor& b, bool ta, bool tb,
+             Tensor* out, int64_t flops) {
+  Eigen::Map<const RowMajor<T>> am(a.data<T>(), a.dim_size(0), a.dim_size(1));
+  Eigen::Map<const RowMajor<T>> bm(b.data<T>(), b.dim_size(0), b.dim_size(1));
+  Eigen::Map<RowMajor<T>> om(out->data<T>(), out->dim_size(0), out->dim_size(1));
+  const Index m = om.rows(), n = om.cols();
+  // The product of rows [r0, r0 + rows) and columns [c0, c0 + cols).
+  auto block = [&](Index r0, Index rows, Index c0, Index cols) {
+    auto o = om.block(r0, c0, rows, cols);
+    if (!ta && !tb) {
+      o.noalias() = am.middleRows(r0, rows) * bm.middleCols(c0, cols);
+    } else if (ta && !tb) {
+      o.noalias() = am.transpose().middleRows(r0, rows) * bm.middleCols(c0, cols);
+    } else if (!ta && tb) {
+      o.noalias() = am.middleRows(r0, rows) * bm.transpose().middleCols(c0, cols);
+    } else {
+      o.noalias() = am.transpose().middleRows(r0, rows) * bm.transpose().middleCols(c0, cols);
+    }
+  };
+  const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
+  const int threads = device.numThreads();
+  if (flops < kParallelFlops || threads < 2) {
+    block(0, m, 0, n);
+    return;
   }
+  const bool by_rows = m >= n;
+  const Index extent = by_rows ? m : n;
+  const Index shards = std::min<Index>(threads, extent);
+  Eigen::Barrier done(static_cast<unsigned>(shards - 1));
+  auto shard = [&](Index s) {
+    const Index begin = extent * s / shards, end = extent * (s + 1) / shards;
+    if (by_rows) {
+      block(begin, end - begin, 0, n);
+    } else {
+      block(0, m, begin, end - begin);
+    }
+  };
+  for (Index s = 1; s < shards; ++s) {
+    device.enqueueNoNotification([&, s] {
+      shard(s);
+      done.Notify();
+    });
+  }
+  shard(0);
+  done.Wait();
 }
 
 class MatMulKernel : public OpKernel {
@@ -73,12 +111,12 @@ class MatMulKernel : public OpKernel {
         cwise::Vec<half> av = cwise::FlatVec<half>(a), bv = cwise::FlatVec<half>(b);
         cwise::Assign(ctx, cwise::FlatVec<float>(af), av.cast<float>());
         cwise::Assign(ctx, cwise::FlatVec<float>(bf), bv.cast<float>());
-        Contract<float>(ctx, af, bf, ta_, tb_, &of, flops);
+        Product<float>(ctx, af, bf, ta_, tb_, &of, flops);
         cwise::Vec<float> ov = cwise::FlatVec<float>(of);
         cwise::Assign(ctx, cwise::FlatVec<half>(*out), ov.cast<half>());
       } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                            std::is_same_v<T, int32_t>) {
-        Contract<T>(ctx, a, b, ta_, tb_, out, flops);
+        Product<T>(ctx, a, b, ta_, tb_, out, flops);
       } else {
         return absl::UnimplementedError(absl::StrCat(
             "no CPU kernel of MatMul for type ", DataTypeString(a.dtype())));
