@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "poplar_sim/graph.h"
@@ -17,6 +18,7 @@
 #include "tensorflow_ipu/compiler/pass.h"
 #include "tensorflow_ipu/compiler/shard_assignment.h"
 #include "tensorflow_ipu/compiler/static_shape_check.h"
+#include "tensorflow_ipu/compiler/value_liveness.h"
 #include "tensorflow_ipu/core/status_macros.h"
 
 namespace tensorflow_ipu {
@@ -45,19 +47,30 @@ std::vector<size_t> Dims(const TensorShape& s) {
 // Emits the poplar_sim graph and program of an IR whose passes have run.
 class Emitter {
  public:
-  Emitter(const ClusterIr& ir, const poplar_sim::Target& target)
-      : ir_(ir), graph_(target) {
+  // Reads of the variables in `snapshot_resources` (indices in order of
+  // first use) copy the variable; reads of the others alias its tensor.
+  Emitter(const ClusterIr& ir, const poplar_sim::Target& target,
+          absl::flat_hash_set<int> snapshot_resources)
+      : ir_(ir), graph_(target), last_use_(LastUses(ir)),
+        snapshot_resources_(std::move(snapshot_resources)) {
     for (unsigned i = 0; i < target.getNumIPUs(); ++i) {
       shards_.push_back(graph_.createVirtualGraphForIPU(i));
     }
+  }
+
+  // The variables whose aliasing reads were still in use when the variable
+  // was written: this emission is wrong for them, and must be redone with
+  // them in `snapshot_resources`. Empty when the emission is right.
+  const absl::flat_hash_set<int>& clobbered_resources() const {
+    return clobbered_resources_;
   }
 
   std::vector<ResourceBinding> TakeResources() { return std::move(resources_); }
   std::vector<FeedBinding> TakeInfeeds() { return std::move(infeeds_); }
   std::vector<FeedBinding> TakeOutfeeds() { return std::move(outfeeds_); }
 
-  absl::StatusOr<poplar_sim::Engine> Emit(
-      const poplar_sim::OptionFlags& engine_options) {
+  // Builds the graph and program; see clobbered_resources().
+  absl::Status Emit() {
     values_.resize(ir_.ops.size());
     for (int i = 0; i < static_cast<int>(ir_.ops.size()); ++i) {
       const std::string loop = LoopOf(ir_.ops[i]);
@@ -66,6 +79,7 @@ class Emitter {
         if (!loop.empty()) OpenLoop(loop, LoopCountOf(ir_.ops[i]));
       }
       RETURN_IF_ERROR(EmitOp(i));
+      NoteVariableAliases(i);
     }
     CloseLoop();
     for (int k = 0; k < static_cast<int>(ir_.results.size()); ++k) {
@@ -76,7 +90,11 @@ class Emitter {
           OutputHandle(k), t.elementType(), t.numElements());
       prog_.add(program::Copy(t, out, "stream " + ir_.ValueName(r)));
     }
-    RETURN_IF_ERROR(graph_.status());
+    return graph_.status();
+  }
+
+  absl::StatusOr<poplar_sim::Engine> CreateEngine(
+      const poplar_sim::OptionFlags& engine_options) {
     return poplar_sim::Engine::create(graph_, prog_, engine_options);
   }
 
@@ -126,11 +144,22 @@ class Emitter {
     }
     for (const ValueRef& in : op.inputs) {
       if (ir_.type(in) != DT_RESOURCE) continue;
-      ResourceBinding& b = resources_[resource_of_.at(in.op)];
+      const int k = resource_of_.at(in.op);
+      ResourceBinding& b = resources_[k];
       if (op.op() != "AssignVariableOp" && !b.written) {
         b.reads_initial_value = true;
       }
-      if (AssignsResource(op.op())) b.written = true;
+      if (AssignsResource(op.op())) {
+        b.written = true;
+        CheckAliasesBeforeWrite(k, i);
+      }
+    }
+    if (op.op() == "ReadVariableOp" &&
+        !snapshot_resources_.contains(resource_of_.at(op.inputs[0].op))) {
+      // The variable's own tensor: no copy, as nothing writes the variable
+      // while this value is in use (else the emission is redone).
+      values_[i] = {inputs[0]};
+      return absl::OkStatus();
     }
     const LoweringFn* fn = LoweringRegistry::Global()->Find(op.op());
     if (fn == nullptr) {
@@ -275,11 +304,39 @@ class Emitter {
       graph_.createHostWrite(ResourceHandleName(k), t);
       graph_.createHostRead(ResourceHandleName(k), t);
     }
+    if (t.numElements() > 0) var_resource_[t.runs()[0].var] = k;
     resources_.push_back(std::move(b));
     resource_tensors_.push_back(t);
     resource_of_[i] = k;
     values_[i] = {t};
     return absl::OkStatus();
+  }
+
+  // Records which variables the values of op i are views of.
+  void NoteVariableAliases(int i) {
+    if (var_resource_.empty()) return;
+    const ClusterOp& op = ir_.ops[i];
+    for (size_t k = 0; k < values_[i].size(); ++k) {
+      // A handle (VarHandleOp, or an Identity of one) names the variable;
+      // it is not a view of its contents.
+      if (k < op.output_types.size() && op.output_types[k] == DT_RESOURCE) continue;
+      const poplar_sim::Tensor& t = values_[i][k];
+      if (!t.valid()) continue;
+      for (const poplar_sim::ElementRun& r : t.runs()) {
+        auto it = var_resource_.find(r.var);
+        if (it == var_resource_.end()) continue;
+        std::vector<int>& aliases = aliases_[it->second];
+        if (aliases.empty() || aliases.back() != i) aliases.push_back(i);
+      }
+    }
+  }
+
+  // Op `position` writes variable k: a value aliasing k that is read after
+  // this point would see the new contents instead of the value it had.
+  void CheckAliasesBeforeWrite(int k, int position) {
+    for (int i : aliases_[k]) {
+      if (last_use_[i] > position) clobbered_resources_.insert(k);
+    }
   }
 
   int ArgIndex(int op_index) const {
@@ -306,6 +363,12 @@ class Emitter {
   std::map<int64_t, poplar_sim::Tensor> carried_;
   std::vector<std::pair<poplar_sim::Tensor, poplar_sim::Tensor>> exit_copies_;
   absl::flat_hash_map<int, int> resource_of_;  // handle op -> resources_ index
+  // Position of each op's last reader (value_liveness.h).
+  std::vector<int> last_use_;
+  absl::flat_hash_set<int> snapshot_resources_;
+  absl::flat_hash_map<uint32_t, int> var_resource_;  // poplar variable -> resource
+  absl::flat_hash_map<int, std::vector<int>> aliases_;  // resource -> ops viewing it
+  absl::flat_hash_set<int> clobbered_resources_;
 };
 
 }  // namespace
@@ -321,16 +384,30 @@ absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
   RETURN_IF_ERROR(pipeline.Run(&ir).status());
 
   std::unique_ptr<CompiledCluster> compiled(new CompiledCluster);
-  Emitter emitter(ir, target);
-  ASSIGN_OR_RETURN(poplar_sim::Engine engine, emitter.Emit(engine_options));
+  // Variable reads alias the variable unless a write would clobber a read
+  // still in use: then those variables' reads are snapshots, and the
+  // cluster is emitted again (the second emission aliases nothing written).
+  auto emitter = std::make_unique<Emitter>(ir, target, absl::flat_hash_set<int>());
+  RETURN_IF_ERROR(emitter->Emit());
+  if (!emitter->clobbered_resources().empty()) {
+    absl::flat_hash_set<int> snapshots = emitter->clobbered_resources();
+    emitter = std::make_unique<Emitter>(ir, target, std::move(snapshots));
+    RETURN_IF_ERROR(emitter->Emit());
+    if (!emitter->clobbered_resources().empty()) {
+      return absl::InternalError(absl::StrCat(
+          "cluster ", ir.name, ": a variable is still read after it is written "
+          "although its reads are snapshots"));
+    }
+  }
+  ASSIGN_OR_RETURN(poplar_sim::Engine engine, emitter->CreateEngine(engine_options));
   compiled->engine_ = std::make_unique<poplar_sim::Engine>(std::move(engine));
   for (const poplar_sim::TileMemory& tile : compiled->engine_->getTileMemory()) {
     compiled->max_tile_bytes_ = std::max<uint64_t>(compiled->max_tile_bytes_, tile.total());
     compiled->tiles_used_ += tile.total() > 0 ? 1 : 0;
   }
-  compiled->resources_ = emitter.TakeResources();
-  compiled->infeeds_ = emitter.TakeInfeeds();
-  compiled->outfeeds_ = emitter.TakeOutfeeds();
+  compiled->resources_ = emitter->TakeResources();
+  compiled->infeeds_ = emitter->TakeInfeeds();
+  compiled->outfeeds_ = emitter->TakeOutfeeds();
   compiled->ir_ = std::move(ir);
   return compiled;
 }

@@ -10,6 +10,7 @@
 #include "tensorflow_ipu/cc/variables/variable_scope.h"
 #include "tensorflow_ipu/core/logging.h"
 #include "tensorflow_ipu/ipu/ipu_compiler.h"
+#include "tensorflow_ipu/ipu/loops.h"
 #include "tensorflow_ipu/ipu/scopes.h"
 #include "tests/ipu/ipu_test_util.h"
 
@@ -76,6 +77,82 @@ TEST_F(VariablesOnIpuTest, VariableStaysOnTheDeviceBetweenRuns) {
             8u);
   ASSERT_TRUE(session.Run({read}, &out).ok());
   EXPECT_THAT(Floats(out[0]), ElementsAre(4.f, 8.f));
+}
+
+// A read of a variable is a snapshot: a later write in the same cluster
+// does not change it. The compiler reads variables in place when nothing
+// writes them while the value is in use, and copies them when something
+// does; both must give the value at the time of the read.
+TEST_F(VariablesOnIpuTest, ReadsKeepTheirValueAcrossLaterWrites) {
+  Configure(1);
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  Variable v = *get_variable(ipu, "v", {2}, DT_FLOAT,
+                             initializers::Value(Tensor::Vector<float>({1, 2})));
+  Variable u = *get_variable(ipu, "u", {2}, DT_FLOAT,
+                             initializers::Value(Tensor::Vector<float>({5, 7})));
+  auto r = ipu::ipu_compiler::compile(
+      ipu, [&](const Scope& s, const std::vector<Output>&) {
+        // v: read, then written, then the read is used.
+        Output before = v.value(s);
+        Operation add = v.assign_add(s.WithControlDependencies({before.op()}),
+                                     ops::Const(s, {10.f, 10.f}));
+        Output doubled = ops::Mul(s.WithControlDependencies({add}), before, 2.f);
+        Output after = v.value(s.WithControlDependencies({add}));
+        // u: read and used before it is written (read in place).
+        Output u_read = u.value(s);
+        Output u_sum = ops::Sum(s, u_read, {0});
+        Operation u_sub = u.assign_sub(s.WithControlDependencies({u_sum.op()}),
+                                       ops::Const(s, {1.f, 1.f}));
+        Output u_after = u.value(s.WithControlDependencies({u_sub}));
+        return std::vector<Output>{doubled, after, u_sum, u_after};
+      }, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ClientSession session(root);
+  ASSERT_TRUE(session.Run({}, {}, {global_variables_initializer(root)}, nullptr).ok());
+  std::vector<Tensor> out;
+  absl::Status s = session.Run(*r, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_THAT(Floats(out[0]), ElementsAre(2, 4));    // 2 * the value read
+  EXPECT_THAT(Floats(out[1]), ElementsAre(11, 12));  // read after the write
+  EXPECT_EQ(out[2].data<float>()[0], 12.f);
+  EXPECT_THAT(Floats(out[3]), ElementsAre(4, 6));
+  // Again: the values move on from the new state.
+  ASSERT_TRUE(session.Run(*r, &out).ok());
+  EXPECT_THAT(Floats(out[0]), ElementsAre(22, 24));
+  EXPECT_THAT(Floats(out[1]), ElementsAre(21, 22));
+  EXPECT_EQ(out[2].data<float>()[0], 10.f);
+  EXPECT_THAT(Floats(out[3]), ElementsAre(3, 5));
+}
+
+// A read before an on-device loop, used in every iteration while the body
+// writes the variable: each iteration sees the value read before the loop.
+TEST_F(VariablesOnIpuTest, ReadBeforeALoopKeepsItsValueInEveryIteration) {
+  Configure(1);
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  Variable v = *get_variable(ipu, "v", {}, DT_FLOAT, initializers::Constant(3.0));
+  auto r = ipu::ipu_compiler::compile(
+      ipu, [&](const Scope& s, const std::vector<Output>&) {
+        Output start = v.value(s);
+        auto out = ipu::loops::repeat(
+            s, 4,
+            [&](const Scope& b, const std::vector<Output>& c, const std::vector<Output>&) {
+              Output next = ops::Add(b, c[0], start);
+              v.assign_add(b.WithControlDependencies({next.op()}), ops::Const(b, 100.f));
+              return std::vector<Output>{next};
+            },
+            {ops::Const(s, 0.f)});
+        return out.ok() ? *out : std::vector<Output>{};
+      }, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ClientSession session(root);
+  ASSERT_TRUE(session.Run({}, {}, {global_variables_initializer(root)}, nullptr).ok());
+  std::vector<Tensor> out;
+  absl::Status s = session.Run({(*r)[0], v.value(root)}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(out[0].data<float>()[0], 12.f);   // 4 x 3
+  EXPECT_EQ(out[1].data<float>()[0], 403.f);  // 3 + 4 x 100
 }
 
 TEST_F(VariablesOnIpuTest, UninitializedVariableOnTheIpuIsAnError) {
