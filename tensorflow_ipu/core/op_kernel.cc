@@ -46,6 +46,12 @@ absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
         "' (node '", node.name(), "')"));
   }
   std::unique_ptr<OpKernel> kernel = it->second();
+  int64_t elements = 0;
+  for (int k = 0; k < node.num_outputs() && elements >= 0; ++k) {
+    const TensorShape& shape = node.output_shape(k);
+    elements = shape.IsFullyDefined() ? elements + shape.num_elements() : -1;
+  }
+  kernel->static_output_elements_ = elements;
   OpKernelConstruction construction(&node);
   absl::Status s = kernel->Init(&construction);
   if (!s.ok()) {

@@ -87,9 +87,22 @@ class OpKernel {
   // Reads attrs; called once before the first Compute.
   virtual absl::Status Init(OpKernelConstruction* ctx) { return absl::OkStatus(); }
   virtual absl::Status Compute(OpKernelContext* ctx) = 0;
-  // True for kernels so cheap that scheduling them on another thread costs
-  // more than running them inline.
-  virtual bool IsExpensive() const { return true; }
+  // False for kernels so cheap that handing them to another thread costs
+  // more than running them inline (a wake-up costs tens of microseconds
+  // on these machines). By default, a kernel is cheap when its node's
+  // outputs are statically known to hold fewer than kInlineOutputElements
+  // elements in all; kernels whose cost is not their output's size
+  // (MatMul) say so themselves.
+  virtual bool IsExpensive() const {
+    return static_output_elements_ < 0 || static_output_elements_ >= kInlineOutputElements;
+  }
+
+  static constexpr int64_t kInlineOutputElements = 64 * 1024;
+
+ private:
+  friend class KernelRegistry;
+  // The node's output elements when every output shape is known, else -1.
+  int64_t static_output_elements_ = -1;
 };
 
 using KernelFactory = std::function<std::unique_ptr<OpKernel>()>;

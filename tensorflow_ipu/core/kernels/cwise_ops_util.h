@@ -44,7 +44,7 @@ Vec<T> FlatVec(const Tensor& t) {
 
 // Below this many elements an expression is evaluated on the calling thread:
 // handing it to the thread pool costs more than the work.
-inline constexpr int64_t kParallelThreshold = 32 * 1024;
+inline constexpr int64_t kParallelThreshold = 256 * 1024;
 
 // dst = expr, on the session's thread pool when the tensor is large.
 template <typename Dst, typename Expr>

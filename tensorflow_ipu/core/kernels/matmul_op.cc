@@ -74,8 +74,15 @@ class MatMulKernel : public OpKernel {
   absl::Status Init(OpKernelConstruction* ctx) override {
     ASSIGN_OR_RETURN(ta_, ctx->GetAttr<bool>("transpose_a"));
     ASSIGN_OR_RETURN(tb_, ctx->GetAttr<bool>("transpose_b"));
-    const TensorShape& s = ctx->node().output_shape(0);
-    expensive_ = !s.IsFullyDefined() || s.num_elements() >= 256;
+    // Worth another thread when the product is (the shapes are known).
+    const Node& node = ctx->node();
+    const TensorShape& a = node.input(0).node->output_shape(node.input(0).index);
+    const TensorShape& b = node.input(1).node->output_shape(node.input(1).index);
+    if (a.IsFullyDefined() && b.IsFullyDefined() && a.dims() == 2 && b.dims() == 2) {
+      const int64_t m = a.dim_size(ta_ ? 1 : 0), k = a.dim_size(ta_ ? 0 : 1);
+      const int64_t n = b.dim_size(tb_ ? 0 : 1);
+      expensive_ = m * n * k >= kParallelFlops;
+    }
     return absl::OkStatus();
   }
 

@@ -10,6 +10,19 @@
 namespace tensorflow_ipu {
 namespace {
 
+// Below this many elements an update runs on the calling thread: waking a
+// pool thread costs more than the pass over memory.
+constexpr int64_t kParallelElements = 256 * 1024;
+
+template <typename Dst, typename Expr>
+void Evaluate(const Eigen::ThreadPoolDevice& device, Dst dst, const Expr& expr) {
+  if (dst.size() < kParallelElements) {
+    dst = expr;
+  } else {
+    dst.device(device) = expr;
+  }
+}
+
 absl::StatusOr<std::shared_ptr<Var>> VarFromInput(OpKernelContext* ctx) {
   if (ctx->resources() == nullptr) {
     return absl::InternalError(absl::StrCat(
@@ -94,9 +107,9 @@ class AssignUpdateVariableOpKernel : public OpKernel {
           return absl::InvalidArgumentError("cannot add booleans");
         } else {
           if constexpr (kSign > 0) {
-            updated.flat<T>().device(device) = value->flat<T>() + delta.flat<T>();
+            Evaluate(device, updated.flat<T>(), value->flat<T>() + delta.flat<T>());
           } else {
-            updated.flat<T>().device(device) = value->flat<T>() - delta.flat<T>();
+            Evaluate(device, updated.flat<T>(), value->flat<T>() - delta.flat<T>());
           }
           *value = std::move(updated);
           return absl::OkStatus();
@@ -133,8 +146,7 @@ class ApplyGradientDescentKernel : public OpKernel {
         if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                       std::is_same_v<T, half>) {
           const T a = alpha.data<T>()[0];
-          updated.flat<T>().device(device) =
-              value->flat<T>() - delta.flat<T>() * a;
+          Evaluate(device, updated.flat<T>(), value->flat<T>() - delta.flat<T>() * a);
           *value = std::move(updated);
           return absl::OkStatus();
         } else {
