@@ -3,6 +3,7 @@
 #include <cstring>
 #include <set>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "poplar_sim/cost_model.h"
@@ -264,8 +265,8 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
   POPLAR_SIM_RETURN_IF_ERROR(validateVariables());
 
   const size_t numCs = graph->computeSets.size();
-  std::vector<std::map<unsigned, uint64_t>> csExchange(numCs), csState(numCs);
-  std::vector<std::map<unsigned, std::vector<std::string>>> csTypes(numCs);
+  TileNeeds needs(target.getNumTiles());
+  absl::flat_hash_map<std::string, uint32_t> typeIds;
   profile.computeSets.resize(numCs);
   computeSetIPUs_.resize(numCs);
   for (unsigned cs = 0; cs < numCs; ++cs) {
@@ -280,9 +281,18 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
     p.meanTileCycles = a.meanTileCycles;
     p.slowestTile = a.slowestTile;
     computeSetIPUs_[cs] = a.ipus;
-    csExchange[cs] = std::move(a.exchangeBufferBytes);
-    csState[cs] = std::move(a.vertexStateBytes);
-    csTypes[cs] = std::move(a.vertexTypes);
+    for (const auto& [tile, bytes] : a.vertexStateBytes) needs.vertexState[tile] += bytes;
+    for (const auto& [tile, bytes] : a.exchangeBufferBytes) {
+      needs.exchange[tile] = std::max(needs.exchange[tile], bytes);
+    }
+    for (const auto& [tile, names] : a.vertexTypes) {
+      std::vector<uint32_t>& ids = needs.types[tile];
+      for (const std::string& name : names) {
+        const uint32_t id =
+            typeIds.emplace(name, static_cast<uint32_t>(typeIds.size())).first->second;
+        if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+      }
+    }
   }
 
   for (size_t i = 0; i < programs.size(); ++i) {
@@ -308,7 +318,7 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
   profile.clockHz = target.getTileClockFrequency();
   profile.maxTraceEvents = options.maxTraceEvents;
 
-  absl::Status mem = layOutMemory(csExchange, csState, csTypes);
+  absl::Status mem = layOutMemory(needs);
   uint64_t loadBytes = 0;
   for (const TileMemory& m : profile.tileMemory) {
     loadBytes += m.code + m.vertexState + m.constants;
@@ -332,10 +342,7 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
   return absl::OkStatus();
 }
 
-absl::Status EngineImpl::layOutMemory(
-    const std::vector<std::map<unsigned, uint64_t>>& csExchange,
-    const std::vector<std::map<unsigned, uint64_t>>& csState,
-    const std::vector<std::map<unsigned, std::vector<std::string>>>& csTypes) {
+absl::Status EngineImpl::layOutMemory(const TileNeeds& needs) {
   const unsigned numTiles = target.getNumTiles();
   std::vector<TileMemory>& mem = profile.tileMemory;
   mem.assign(numTiles, TileMemory{});
@@ -347,19 +354,11 @@ absl::Status EngineImpl::layOutMemory(
                     : mem[endTile.second].variables) += bytes;
     }
   }
-  std::vector<std::set<std::string>> types(numTiles);
-  for (size_t cs = 0; cs < csState.size(); ++cs) {
-    for (const auto& [tile, bytes] : csState[cs]) mem[tile].vertexState += bytes;
-    for (const auto& [tile, bytes] : csExchange[cs]) {
-      mem[tile].exchange = std::max(mem[tile].exchange, bytes);
-    }
-    for (const auto& [tile, names] : csTypes[cs]) {
-      types[tile].insert(names.begin(), names.end());
-    }
-  }
   const uint64_t controlCode = steps.size() * target.arch().controlCodeBytesPerStep;
   for (unsigned t = 0; t < numTiles; ++t) {
-    mem[t].code = controlCode + types[t].size() * target.arch().codeBytesPerVertexType;
+    mem[t].vertexState = needs.vertexState[t];
+    mem[t].exchange = needs.exchange[t];
+    mem[t].code = controlCode + needs.types[t].size() * target.arch().codeBytesPerVertexType;
   }
 
   unsigned worst = 0, over = 0;
@@ -368,7 +367,11 @@ absl::Status EngineImpl::layOutMemory(
     if (mem[t].total() > mem[worst].total()) worst = t;
   }
   if (over == 0 || options.allowOutOfMemory) return absl::OkStatus();
+  return outOfMemory(worst, over);
+}
 
+absl::Status EngineImpl::outOfMemory(unsigned worst, unsigned over) {
+  const std::vector<TileMemory>& mem = profile.tileMemory;
   // Name the largest users of the worst tile.
   std::vector<std::pair<uint64_t, std::string>> users;
   for (const VariableRecord& v : graph->variables) {
@@ -381,15 +384,19 @@ absl::Status EngineImpl::layOutMemory(
                                              *v.name, "'"));
     }
   }
-  for (size_t cs = 0; cs < csExchange.size(); ++cs) {
-    auto it = csExchange[cs].find(worst);
-    if (it != csExchange[cs].end() && it->second > 0) {
+  // Only on this error path: the compute sets are analysed again for the
+  // worst tile's share, rather than every tile's being kept for every one.
+  for (unsigned cs = 0; cs < graph->computeSets.size(); ++cs) {
+    absl::StatusOr<ComputeSetAnalysis> a = analyseComputeSet(*graph, target, cs);
+    if (!a.ok()) return a.status();
+    auto it = a->exchangeBufferBytes.find(worst);
+    if (it != a->exchangeBufferBytes.end() && it->second > 0) {
       users.emplace_back(it->second,
                          absl::StrCat("exchange buffers of compute set '",
                                       graph->computeSets[cs].name, "'"));
     }
-    auto st = csState[cs].find(worst);
-    if (st != csState[cs].end()) {
+    auto st = a->vertexStateBytes.find(worst);
+    if (st != a->vertexStateBytes.end()) {
       users.emplace_back(st->second,
                          absl::StrCat("vertex state of compute set '",
                                       graph->computeSets[cs].name, "'"));

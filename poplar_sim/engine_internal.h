@@ -75,11 +75,17 @@ struct EngineImpl {
   absl::StatusOr<unsigned> compileNode(const program::Program& p, int parent,
                                        std::vector<const void*>& stack);
   absl::Status checkTensor(const Tensor& t, const std::string& what) const;
-  absl::Status layOutMemory(
-      const std::vector<std::map<unsigned, uint64_t>>& csExchange,
-      const std::vector<std::map<unsigned, uint64_t>>& csState,
-      const std::vector<std::map<unsigned, std::vector<std::string>>>&
-          csTypes);
+  // What the compute sets need of each tile, summed over all of them as
+  // they are analysed (so that nothing per compute set and tile is kept).
+  struct TileNeeds {
+    explicit TileNeeds(unsigned tiles) : exchange(tiles), vertexState(tiles), types(tiles) {}
+    std::vector<uint64_t> exchange;     // the largest compute set's buffers
+    std::vector<uint64_t> vertexState;  // summed over compute sets
+    std::vector<std::vector<uint32_t>> types;  // vertex type ids used
+  };
+  absl::Status layOutMemory(const TileNeeds& needs);
+  // The ResourceExhausted error for tile `worst`, naming its largest users.
+  absl::Status outOfMemory(unsigned worst, unsigned over);
   absl::Status executeStep(unsigned id, StepCost& acc);
   absl::Status executeComputeSet(unsigned cs);
   absl::Status executeVertices(unsigned cs);
