@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing tensorflow_ipu needs, from Debian
-# packages only. Idempotent: when everything is present it checks and exits
+# packages only, and any further packages named as arguments. Idempotent: when everything is present it checks and exits
 # in about a second; it runs `apt-get update` only when something is missing.
 set -euo pipefail
 
@@ -18,6 +18,9 @@ PACKAGES=(
   zlib1g-dev          # gzip-compressed IDX data sets
   dataset-fashion-mnist  # examples/fashion_mnist trains on it; its tests read it
 )
+# Packages named on the command line are installed too (the benchmarks'
+# peers: tools/bench/bootstrap_peers.sh).
+PACKAGES+=("$@")
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "tools/bench/machine_info.h"
 #include "tools/bench/table.h"
 
 namespace tfipu_bench {
@@ -152,6 +153,19 @@ absl::Status AllAgree(const std::vector<ContestResult>& results) {
   return absl::FailedPreconditionError(absl::StrCat(
       "the contestants disagree (the comparison is void):\n  ",
       absl::StrJoin(problems, "\n  ")));
+}
+
+int RunAndReport(const Contest& contest, const ContestOptions& options) {
+  std::vector<ContestResult> results = contest.Run(options);
+  std::cout << FormatContest(contest, results) << std::flush;
+  absl::Status agree = AllAgree(results);
+  if (!agree.ok()) {
+    std::cout << "\nERROR: " << agree.message() << "\n";
+    return 1;
+  }
+  std::cout << "\nAll contestants agree on the checks. Load average (1 min) at the end: "
+            << LoadAverage1m() << "\n";
+  return 0;
 }
 
 }  // namespace tfipu_bench

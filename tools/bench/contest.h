@@ -104,6 +104,11 @@ std::string FormatContest(const Contest& contest,
 // every check both report; otherwise an error listing each disagreement.
 absl::Status AllAgree(const std::vector<ContestResult>& results);
 
+// What every benchmark's main ends with: runs the contest, prints its table
+// on stdout, then whether the contestants agree and the load at the end.
+// The process's exit code: 1 when they disagree (the comparison is void).
+int RunAndReport(const Contest& contest, const ContestOptions& options);
+
 }  // namespace tfipu_bench
 
 #endif  // TOOLS_BENCH_CONTEST_H_

@@ -106,14 +106,7 @@ absl::StatusOr<Outcome> LibraryInfer(const MlpWeights& weights, const ImageSet& 
   o.steps = steps;
   o.checks = checksum.Checks();
   o.note = absl::StrCat(threads, threads == 1 ? " thread" : " threads");
-  if (on_ipu) {
-    auto* direct = dynamic_cast<tfipu::DirectSession*>(session.session());
-    if (direct != nullptr) {
-      absl::StrAppend(&o.note, "; simulated IPU time ",
-                      FormatNumber(direct->last_run_profile().total_seconds * 1e6),
-                      " us/step");
-    }
-  }
+  if (on_ipu) absl::StrAppend(&o.note, SimulatedIpuTimeNote(session, "step"));
   return o;
 }
 
@@ -157,16 +150,7 @@ int Main(int argc, char** argv) {
                }});
 
   std::cout << MachineSummary() << TorchSummary() << "\n" << IpuSummary() << "\n\n";
-  std::vector<ContestResult> results = contest.Run(options);
-  std::cout << FormatContest(contest, results) << std::flush;
-  absl::Status agree = AllAgree(results);
-  if (!agree.ok()) {
-    std::cout << "\nERROR: " << agree.message() << "\n";
-    return 1;
-  }
-  std::cout << "\nAll contestants agree on the checks. Load average (1 min) at the end: "
-            << LoadAverage1m() << "\n";
-  return 0;
+  return RunAndReport(contest, options);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/ipu/config.h"
 #include "tensorflow_ipu/ipu/ipu_system.h"
+#include "tensorflow_ipu/runtime/direct_session.h"
+#include "tools/bench/table.h"
 
 namespace tfipu_bench {
 
@@ -23,6 +25,14 @@ std::string IpuSummary() {
   return absl::StrCat("IPU: ", system.uses_ipu_model() ? "IPU Model" : "simulated hardware",
                       ", /device:IPU:0 = ", t.getNumIPUs(), " IPU(s) x ",
                       t.getTilesPerIPU(), " tiles");
+}
+
+std::string SimulatedIpuTimeNote(tensorflow_ipu::ClientSession& session, const char* per) {
+  auto* direct = dynamic_cast<tensorflow_ipu::DirectSession*>(session.session());
+  if (direct == nullptr) return "";
+  return absl::StrCat("; simulated IPU time ",
+                      FormatNumber(direct->last_run_profile().total_seconds * 1e6), " us/",
+                      per);
 }
 
 }  // namespace tfipu_bench

@@ -12,12 +12,18 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "tensorflow_ipu/cc/client_session.h"
 
 namespace tfipu_bench {
 
 // One device (/device:IPU:0) of `ipus` IPUs.
 absl::Status ConfigureBenchIpus(int ipus);
 std::string IpuSummary();
+
+// "; simulated IPU time 67.67 us/step": the session's last Run on the
+// simulated IPU, in microseconds per `per` ("step", "call"); empty when
+// the session is not the library's DirectSession.
+std::string SimulatedIpuTimeNote(tensorflow_ipu::ClientSession& session, const char* per);
 
 }  // namespace tfipu_bench
 

@@ -72,14 +72,7 @@ absl::StatusOr<Outcome> LibraryAdds(int64_t calls, int threads, bool on_ipu, Fee
   o.steps = calls;
   o.checks = {{"mean result sum", total / calls, 1e-6}};
   o.note = feeds == Feeds::kPrepared ? "one prepared FeedType" : "feeds from literals per call";
-  if (on_ipu) {
-    auto* direct = dynamic_cast<tfipu::DirectSession*>(session.session());
-    if (direct != nullptr) {
-      absl::StrAppend(&o.note, "; simulated IPU time ",
-                      FormatNumber(direct->last_run_profile().total_seconds * 1e6),
-                      " us/call");
-    }
-  }
+  if (on_ipu) absl::StrAppend(&o.note, SimulatedIpuTimeNote(session, "call"));
   return o;
 }
 
@@ -113,16 +106,7 @@ int Main(int argc, char** argv) {
                }});
 
   std::cout << MachineSummary() << TorchSummary() << "\n" << IpuSummary() << "\n\n";
-  std::vector<ContestResult> results = contest.Run(options);
-  std::cout << FormatContest(contest, results) << std::flush;
-  absl::Status agree = AllAgree(results);
-  if (!agree.ok()) {
-    std::cout << "\nERROR: " << agree.message() << "\n";
-    return 1;
-  }
-  std::cout << "\nAll contestants agree on the checks. Load average (1 min) at the end: "
-            << LoadAverage1m() << "\n";
-  return 0;
+  return RunAndReport(contest, options);
 }
 
 }  // namespace

@@ -157,16 +157,7 @@ int Main(int argc, char** argv) {
                }});
 
   std::cout << MachineSummary() << TorchSummary() << "\n" << IpuSummary() << "\n\n";
-  std::vector<ContestResult> results = contest.Run(options);
-  std::cout << FormatContest(contest, results) << std::flush;
-  absl::Status agree = AllAgree(results);
-  if (!agree.ok()) {
-    std::cout << "\nERROR: " << agree.message() << "\n";
-    return 1;
-  }
-  std::cout << "\nAll contestants agree on the checks. Load average (1 min) at the end: "
-            << LoadAverage1m() << "\n";
-  return 0;
+  return RunAndReport(contest, options);
 }
 
 }  // namespace
