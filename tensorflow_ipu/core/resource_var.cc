@@ -71,9 +71,16 @@ absl::Status Var::Update(const std::function<absl::Status(Tensor* value)>& fn) {
     RETURN_IF_ERROR(EnsureOnHost());
     absl::MutexLock lock(&mu_);
     if (!host_valid_) continue;  // a device run got in between
-    Tensor value = value_;
-    RETURN_IF_ERROR(fn(&value));
-    RETURN_IF_ERROR(CheckValue(value));
+    // Moved, not copied, when nothing else holds the buffer: fn may then
+    // update it in place.
+    const bool exclusive = value_.RefCountIsOne();
+    Tensor value = exclusive ? std::move(value_) : value_;
+    absl::Status s = fn(&value);
+    if (s.ok()) s = CheckValue(value);
+    if (!s.ok()) {
+      if (exclusive) value_ = std::move(value);
+      return s;
+    }
     value_ = std::move(value);
     holder_ = nullptr;
     return absl::OkStatus();

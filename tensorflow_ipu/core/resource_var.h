@@ -53,14 +53,16 @@ class Var {
   const TensorShape& shape() const { return shape_; }
 
   bool IsInitialized() const;
-  // The current value (sharing its buffer: values are never written in
-  // place). FailedPrecondition naming the variable if it was never assigned.
+  // The current value, sharing its buffer: while the returned Tensor (or a
+  // copy of it) lives, updates write a new buffer instead. FailedPrecondition naming the variable if it was never assigned.
   absl::StatusOr<Tensor> Read();
   // Sets the value. InvalidArgument if dtype or shape differ from the
   // variable's. Any device copy becomes stale.
   absl::Status Assign(const Tensor& value);
   // Replaces the value with what `fn` makes of it (AssignAdd and friends),
-  // atomically with respect to other host updates.
+  // atomically with respect to other host updates. When no read shares the
+  // value's buffer, `fn` gets the only reference (value->RefCountIsOne())
+  // and may write it in place.
   absl::Status Update(const std::function<absl::Status(Tensor* value)>& fn);
   // Brings the value home if a device holds the only current copy.
   absl::Status EnsureOnHost();

@@ -109,6 +109,9 @@ class Tensor {
   bool SharesBufferWith(const Tensor& other) const {
     return buffer_ != nullptr && buffer_ == other.buffer_;
   }
+  // True if no other Tensor views this one's buffer: it may then be
+  // written in place without anyone else seeing the change.
+  bool RefCountIsOne() const { return buffer_ != nullptr && buffer_.use_count() == 1; }
 
   void* raw_data() const { return buffer_ ? buffer_->data() : nullptr; }
   template <typename T>

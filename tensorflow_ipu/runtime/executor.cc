@@ -1,5 +1,6 @@
 #include "tensorflow_ipu/runtime/executor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <deque>
 
@@ -124,6 +125,20 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
                         : ex->items_[item_of.at(f.node->id())].output_base + f.index);
   }
 
+  // An output nothing reads is dropped right after its producer ran.
+  std::vector<int> last_reader(ex->num_slots_, -1);
+  for (int i = 0; i < static_cast<int>(ex->items_.size()); ++i) {
+    const Item& item = ex->items_[i];
+    for (int k = 0; k < item.node->num_outputs(); ++k) last_reader[item.output_base + k] = i;
+  }
+  for (int i = 0; i < static_cast<int>(ex->items_.size()); ++i) {
+    for (int s : ex->items_[i].input_slots) last_reader[s] = std::max(last_reader[s], i);
+  }
+  for (int s : ex->fetch_slots_) last_reader[s] = -1;
+  for (int s = 0; s < ex->num_slots_; ++s) {
+    if (last_reader[s] >= 0) ex->items_[last_reader[s]].release_after.push_back(s);
+  }
+
   int expensive = 0;
   for (const Item& item : ex->items_) expensive += item.expensive ? 1 : 0;
   ex->parallel_ = device->num_threads() > 1 && expensive >= 2;
@@ -170,6 +185,7 @@ absl::Status Executor::ComputeItem(RunState* state, int i) const {
 absl::Status Executor::RunSequential(RunState* state) const {
   for (int i = 0; i < static_cast<int>(items_.size()); ++i) {
     RETURN_IF_ERROR(ComputeItem(state, i));
+    for (int s : items_[i].release_after) state->slots[s] = Tensor();
   }
   return absl::OkStatus();
 }

@@ -56,6 +56,12 @@ class Executor {
     // Inputs fed by a reference variable (VariableV2), which must be
     // initialised unless this node is the Assign that initialises it.
     std::vector<int> ref_inputs;
+    // Slots whose last reader, in sequential order, is this item (or, for
+    // outputs nobody reads, their producer) and that are not fetched: the
+    // sequential path drops them after it runs, so that a buffer is freed,
+    // and a variable's read released (its update can then write in place),
+    // as soon as nothing needs it.
+    std::vector<int> release_after;
   };
   struct RunState;
 

@@ -120,6 +120,52 @@ TEST(OptimizersTest, ResourceApplyGradientDescentOpAndItsErrors) {
               HasSubstr("Cannot apply a delta of shape [3] to a variable of shape [2]"));
 }
 
+// An update writes the variable's buffer in place only when no read
+// shares it: a value the user fetched before the update keeps its numbers,
+// and a read fetched in the same Run as the update sees the old value.
+TEST(OptimizersTest, UpdatesInPlaceOnlyWhenNoReadHoldsTheValue) {
+  Scope root = Scope::NewRootScope();
+  Variable w = *get_variable(root, "w", {2}, DT_FLOAT,
+                             initializers::Value(Tensor::Vector<float>({1, -2})));
+  Output read = w.value(root);
+  ops::ResourceApplyGradientDescent apply(root.WithControlDependencies({read.op()}),
+                                          w.handle(), 0.5f, ops::Const(root, {2.f, 2.f}));
+  ASSERT_TRUE(root.ok()) << root.status();
+  ClientSession session(root);
+  ASSERT_TRUE(session.Run({}, {}, {global_variables_initializer(root)}, nullptr).ok());
+
+  std::vector<Tensor> held;
+  ASSERT_TRUE(session.Run({read}, &held).ok());
+  const float* before_buffer = held[0].data<float>();
+  ASSERT_TRUE(session.Run({}, {}, {apply}, nullptr).ok());
+  // The user's tensor still holds the value it was read with.
+  EXPECT_EQ(held[0].data<float>()[0], 1.f);
+  EXPECT_EQ(held[0].data<float>()[1], -2.f);
+  std::vector<Tensor> now;
+  ASSERT_TRUE(session.Run({read}, &now).ok());
+  EXPECT_EQ(now[0].data<float>()[0], 0.f);
+  EXPECT_EQ(now[0].data<float>()[1], -3.f);
+  EXPECT_NE(now[0].data<float>(), before_buffer);  // a new buffer was needed
+
+  // Fetched with the update in one Run: the read is the value before it.
+  std::vector<Tensor> both;
+  ASSERT_TRUE(session.Run({}, {read}, {apply}, &both).ok());
+  EXPECT_EQ(both[0].data<float>()[0], 0.f);
+  EXPECT_EQ(both[0].data<float>()[1], -3.f);
+
+  // Nobody holds a read now: the update writes where the value is.
+  ASSERT_TRUE(session.Run({read}, &now).ok());
+  const float* buffer = now[0].data<float>();
+  both.clear();
+  now.clear();
+  held.clear();
+  ASSERT_TRUE(session.Run({}, {}, {apply}, nullptr).ok());
+  ASSERT_TRUE(session.Run({read}, &now).ok());
+  EXPECT_EQ(now[0].data<float>()[0], -2.f);
+  EXPECT_EQ(now[0].data<float>()[1], -5.f);
+  EXPECT_EQ(now[0].data<float>(), buffer);
+}
+
 TEST(OptimizersTest, Momentum) {
   MomentumOptimizer opt(0.1, 0.9);
   ExpectMatches(opt, 4, [](double& w, double g, std::vector<double>& s) {

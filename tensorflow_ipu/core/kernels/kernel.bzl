@@ -15,10 +15,14 @@ def cpu_kernel(name, srcs = None, deps = [], **kwargs):
 
     alwayslink: nothing references a kernel registration by symbol, so
     without it the linker would drop the kernel.
+
+    -O3: Eigen's GEMM kernels expect it, and GCC 12's -O2 leaves the
+    kernels' own loops (ReLU gradients, reductions, softmax) scalar.
     """
     native.cc_library(
         name = name,
         srcs = srcs if srcs != None else [name + ".cc"],
+        copts = ["-O3"] + kwargs.pop("copts", []),
         deps = KERNEL_DEPS + [d for d in deps if d not in KERNEL_DEPS],
         alwayslink = 1,
         **kwargs

@@ -100,7 +100,8 @@ class AssignUpdateVariableOpKernel : public OpKernel {
     }
     const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
     return var->Update([&](Tensor* value) {
-      Tensor updated(value->dtype(), value->shape());
+      // In place when no read shares the buffer; else a new buffer.
+      Tensor updated = value->RefCountIsOne() ? *value : Tensor(value->dtype(), value->shape());
       return SwitchOnType(value->dtype(), [&](auto t) -> absl::Status {
         using T = decltype(t);
         if constexpr (std::is_same_v<T, bool>) {
@@ -139,8 +140,9 @@ class ApplyGradientDescentKernel : public OpKernel {
     }
     const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
     return var->Update([&](Tensor* value) {
-      // A new buffer: reads made before this update may still share the old.
-      Tensor updated(value->dtype(), value->shape());
+      // In place when no read shares the buffer (reads made before this
+      // update and still in use must keep the old value); else a new one.
+      Tensor updated = value->RefCountIsOne() ? *value : Tensor(value->dtype(), value->shape());
       return SwitchOnType(value->dtype(), [&](auto t) -> absl::Status {
         using T = decltype(t);
         if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
