@@ -22,15 +22,16 @@ bool IsDirectory(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// The IDX reader's NotFound, with the package to install.
-absl::StatusOr<Tensor> ReadDataFile(const std::string& path) {
-  absl::StatusOr<Tensor> t = ReadIdxFile(path);
-  if (absl::IsNotFound(t.status())) {
-    return absl::NotFoundError(absl::StrCat("Fashion-MNIST file '", path,
-                                            "' not found: ", t.status().message(),
-                                            "; ", InstallHint()));
+// The pair through ReadIdxImagesAndLabels, with the install hint on a
+// missing file.
+absl::StatusOr<IdxImagesAndLabels> ReadDataFiles(const std::string& images_path,
+                                                 const std::string& labels_path) {
+  absl::StatusOr<IdxImagesAndLabels> read = ReadIdxImagesAndLabels(images_path, labels_path);
+  if (absl::IsNotFound(read.status())) {
+    return absl::NotFoundError(absl::StrCat("Fashion-MNIST file not found: ",
+                                            read.status().message(), "; ", InstallHint()));
   }
-  return t;
+  return read;
 }
 
 }  // namespace
@@ -44,23 +45,13 @@ absl::StatusOr<LabelledImages> LoadFashionMnistSplit(const std::string& dir,
   }
   const std::string images_path = absl::StrCat(dir, "/", prefix, "-images-idx3-ubyte.gz");
   const std::string labels_path = absl::StrCat(dir, "/", prefix, "-labels-idx1-ubyte.gz");
-  ASSIGN_OR_RETURN(Tensor images, ReadDataFile(images_path));
-  ASSIGN_OR_RETURN(Tensor labels, ReadDataFile(labels_path));
-  if (images.dtype() != DT_UINT8 || images.dims() != 3 || images.dim_size(1) != 28 ||
-      images.dim_size(2) != 28) {
+  ASSIGN_OR_RETURN(IdxImagesAndLabels read, ReadDataFiles(images_path, labels_path));
+  const Tensor& images = read.images;
+  const Tensor& labels = read.labels;
+  if (images.dim_size(1) != 28 || images.dim_size(2) != 28) {
     return absl::InvalidArgumentError(
         absl::StrCat("'", images_path, "' holds ", images.SummaryString(),
                      "; expected uint8 images [count, 28, 28]"));
-  }
-  if (labels.dtype() != DT_UINT8 || labels.dims() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", labels_path, "' holds ", labels.SummaryString(),
-        "; expected uint8 labels [count]"));
-  }
-  if (labels.dim_size(0) != images.dim_size(0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", images_path, "' has ", images.dim_size(0), " images but '",
-        labels_path, "' has ", labels.dim_size(0), " labels"));
   }
   int64_t count = images.dim_size(0);
   if (limit > 0) count = std::min(count, limit);

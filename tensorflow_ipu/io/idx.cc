@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "tensorflow_ipu/core/status_macros.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -115,6 +116,29 @@ absl::StatusOr<Tensor> ReadIdxFile(const std::string& path) {
     bytes = b.str();
   }
   return ParseIdx(bytes, path);
+}
+
+absl::StatusOr<IdxImagesAndLabels> ReadIdxImagesAndLabels(const std::string& images_path,
+                                                          const std::string& labels_path) {
+  IdxImagesAndLabels set;
+  ASSIGN_OR_RETURN(set.images, ReadIdxFile(images_path));
+  ASSIGN_OR_RETURN(set.labels, ReadIdxFile(labels_path));
+  if (set.images.dtype() != DT_UINT8 || set.images.dims() != 3) {
+    return absl::InvalidArgumentError(absl::StrCat("'", images_path, "' holds ",
+                                                   set.images.SummaryString(),
+                                                   "; expected uint8 images [count, rows, cols]"));
+  }
+  if (set.labels.dtype() != DT_UINT8 || set.labels.dims() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("'", labels_path, "' holds ",
+                                                   set.labels.SummaryString(),
+                                                   "; expected uint8 labels [count]"));
+  }
+  if (set.labels.dim_size(0) != set.images.dim_size(0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", images_path, "' has ", set.images.dim_size(0), " images but '", labels_path,
+        "' has ", set.labels.dim_size(0), " labels"));
+  }
+  return set;
 }
 
 }  // namespace tensorflow_ipu

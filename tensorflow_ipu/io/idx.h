@@ -26,6 +26,18 @@ absl::StatusOr<Tensor> ParseIdx(absl::string_view bytes, const std::string& sour
 // a missing file, DataLoss for a corrupt compressed stream.
 absl::StatusOr<Tensor> ReadIdxFile(const std::string& path);
 
+// An image set and its labels, as MNIST-format data sets ship them.
+struct IdxImagesAndLabels {
+  Tensor images;  // uint8 [count, rows, cols]
+  Tensor labels;  // uint8 [count]
+};
+
+// Reads both files with ReadIdxFile and checks that they belong together:
+// uint8 images of rank 3, uint8 labels of rank 1, as many labels as
+// images. InvalidArgument naming the file otherwise.
+absl::StatusOr<IdxImagesAndLabels> ReadIdxImagesAndLabels(const std::string& images_path,
+                                                          const std::string& labels_path);
+
 }  // namespace tensorflow_ipu
 
 #endif  // TENSORFLOW_IPU_IO_IDX_H_

@@ -55,6 +55,31 @@ TEST(IdxTest, ReadsRawAndGzipFiles) {
   EXPECT_TRUE(a.BitwiseEquals(b));
 }
 
+// Images and labels read as a pair must belong together.
+TEST(IdxTest, ImagesAndLabelsAsAPair) {
+  const std::string dir = ::testing::TempDir();
+  WriteRaw(dir + "/pair-images", ImagesIdx());
+  WriteRaw(dir + "/two-labels", std::string{0, 0, 0x08, 1, 0, 0, 0, 2, 7, 9});
+  WriteRaw(dir + "/three-labels", std::string{0, 0, 0x08, 1, 0, 0, 0, 3, 7, 9, 1});
+  absl::StatusOr<IdxImagesAndLabels> ok =
+      ReadIdxImagesAndLabels(dir + "/pair-images", dir + "/two-labels");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->images.shape(), TensorShape({2, 2, 3}));
+  EXPECT_EQ(ok->labels.data<uint8_t>()[1], 9);
+
+  absl::StatusOr<IdxImagesAndLabels> short_by_one =
+      ReadIdxImagesAndLabels(dir + "/pair-images", dir + "/three-labels");
+  EXPECT_EQ(short_by_one.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(short_by_one.status().message(), HasSubstr("has 2 images but"));
+  EXPECT_THAT(short_by_one.status().message(), HasSubstr("three-labels' has 3 labels"));
+
+  // Labels given as images: the wrong rank, named.
+  absl::StatusOr<IdxImagesAndLabels> swapped =
+      ReadIdxImagesAndLabels(dir + "/two-labels", dir + "/pair-images");
+  EXPECT_EQ(swapped.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(swapped.status().message(), HasSubstr("two-labels' holds"));
+}
+
 TEST(IdxTest, MissingFiles) {
   for (const std::string& path : {std::string("/nonexistent/x-idx1-ubyte"),
                                   std::string("/nonexistent/x-idx1-ubyte.gz")}) {

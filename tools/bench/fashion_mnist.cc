@@ -10,27 +10,11 @@ namespace tfipu = tensorflow_ipu;
 absl::StatusOr<ImageSet> LoadImageSet(const std::string& images_path,
                                       const std::string& labels_path,
                                       int classes) {
-  absl::StatusOr<tfipu::Tensor> images_or = tfipu::ReadIdxFile(images_path);
-  if (!images_or.ok()) return images_or.status();
-  absl::StatusOr<tfipu::Tensor> labels_or = tfipu::ReadIdxFile(labels_path);
-  if (!labels_or.ok()) return labels_or.status();
-  const tfipu::Tensor& images = *images_or;
-  const tfipu::Tensor& labels = *labels_or;
-  if (images.dtype() != tfipu::DT_UINT8 || images.dims() != 3) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", images_path, "' holds ", images.SummaryString(),
-        "; expected uint8 images [count, rows, cols]"));
-  }
-  if (labels.dtype() != tfipu::DT_UINT8 || labels.dims() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", labels_path, "' holds ", labels.SummaryString(),
-        "; expected uint8 labels [count]"));
-  }
-  if (labels.dim_size(0) != images.dim_size(0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", images_path, "' has ", images.dim_size(0), " images but '",
-        labels_path, "' has ", labels.dim_size(0), " labels"));
-  }
+  absl::StatusOr<tfipu::IdxImagesAndLabels> read =
+      tfipu::ReadIdxImagesAndLabels(images_path, labels_path);
+  if (!read.ok()) return read.status();
+  const tfipu::Tensor& images = read->images;
+  const tfipu::Tensor& labels = read->labels;
   ImageSet set;
   set.count = images.dim_size(0);
   set.pixels = images.dim_size(1) * images.dim_size(2);
