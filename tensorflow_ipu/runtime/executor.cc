@@ -10,6 +10,7 @@
 #include "absl/synchronization/notification.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/runtime/needed_nodes.h"
 
 namespace tensorflow_ipu {
 
@@ -48,28 +49,13 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
   }
 
   // Prune: walk back from fetches and targets, stopping at fed tensors.
-  // Iterative, so a 100k-deep chain does not exhaust the stack.
-  std::vector<const Node*> stack;
-  for (const TensorRef& f : spec.fetches) {
-    if (!fed.contains(key(f))) stack.push_back(f.node);
-  }
-  for (const Node* t : spec.targets) stack.push_back(t);
-  absl::flat_hash_map<int, bool> needed;
-  std::vector<const Node*> needed_nodes;
-  while (!stack.empty()) {
-    const Node* n = stack.back();
-    stack.pop_back();
-    if (!needed.emplace(n->id(), true).second) continue;
-    needed_nodes.push_back(n);
-    for (const TensorRef& in : n->inputs()) {
-      if (!fed.contains(key(in))) stack.push_back(in.node);
-    }
-    for (const Node* c : n->control_inputs()) stack.push_back(c);
-  }
-  std::sort(needed_nodes.begin(), needed_nodes.end(),
-            [](const Node* a, const Node* b) { return a->id() < b->id(); });
+  const std::vector<const Node*> needed_nodes =
+      NeededNodes(spec.feeds, spec.fetches, spec.targets);
 
-  absl::flat_hash_map<int, int> item_of;  // node id -> item index
+  // Node id -> item index, -1 for nodes the run does not need. Ids are
+  // dense, so a table keeps Create linear in the graph's size.
+  std::vector<int> item_of(
+      needed_nodes.empty() ? 0 : needed_nodes.back()->id() + 1, -1);
   ex->items_.resize(needed_nodes.size());
   int slot = 0;
   for (int i = 0; i < static_cast<int>(needed_nodes.size()); ++i) {
@@ -101,12 +87,12 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
       if (f != fed.end()) {
         item.input_slots.push_back(ex->feed_slot_base_ + f->second);
       } else {
-        int src = item_of.at(in.node->id());
+        const int src = item_of[in.node->id()];
         item.input_slots.push_back(ex->items_[src].output_base + in.index);
         preds.push_back(src);
       }
     }
-    for (const Node* c : n->control_inputs()) preds.push_back(item_of.at(c->id()));
+    for (const Node* c : n->control_inputs()) preds.push_back(item_of[c->id()]);
     std::sort(preds.begin(), preds.end());
     preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
     item.num_predecessors = static_cast<int>(preds.size());
@@ -122,7 +108,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
     auto it = fed.find(key(f));
     ex->fetch_slots_.push_back(
         it != fed.end() ? ex->feed_slot_base_ + it->second
-                        : ex->items_[item_of.at(f.node->id())].output_base + f.index);
+                        : ex->items_[item_of[f.node->id()]].output_base + f.index);
   }
 
   // An output nothing reads is dropped right after its producer ran.

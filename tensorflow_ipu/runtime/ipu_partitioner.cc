@@ -120,9 +120,7 @@ class Partitioner {
   // Handle ops only name a variable: they run on the host, and every
   // cluster that uses the variable gets its own copy of the handle op.
   bool OnIpu(const Node* n) const {
-    auto it = placement_.find(n->id());
-    return it != placement_.end() && it->second.on_ipu &&
-           n->op() != "VarHandleOp";
+    return placement_.at(n->id()).on_ipu && n->op() != "VarHandleOp";
   }
   int Ordinal(const Node* n) const { return placement_.at(n->id()).ipu_ordinal; }
 

@@ -90,7 +90,7 @@ TEST(IpuPartitionerTest, DynamicShapeInAClusterNamesTheTensor) {
   f.feeds = {{f.graph->FindNode("a"), 0}, {f.graph->FindNode("b"), 0}};
   f.fetches = {{f.graph->FindNode("x"), 0}};
   f.needed = NeededNodes(f.feeds, f.fetches, {});
-  f.placement.clear();
+  f.placement = Placement();
   for (const Node* n : f.needed) {
     f.placement[n->id()] = {n->requested_device().IsIpu(), 0};
   }

@@ -85,9 +85,8 @@ absl::StatusOr<Placement> PlaceNodes(const std::vector<const Node*>& nodes,
   for (const Node* n : nodes) {
     NodePlacement& p = placement[n->id()];
     if (const Node* source = ColocationSource(*n)) {
-      auto it = placement.find(source->id());
-      if (it != placement.end()) {
-        p = it->second;
+      if (const NodePlacement* source_placement = placement.Find(source->id())) {
+        p = *source_placement;
         if (p.on_ipu &&
             (!env.has_ipu_lowering || !env.has_ipu_lowering(n->op()))) {
           return absl::InvalidArgumentError(absl::StrCat(
