@@ -1,11 +1,12 @@
 #include "poplar_sim/cost_model.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "poplar_sim/status_macros.h"
 
 namespace poplar_sim {
 namespace internal {
@@ -86,8 +87,9 @@ const char* DirectionName(FieldDirection d) {
 
 }  // namespace
 
-std::vector<ElementRun> distinctRuns(const Tensor& t) {
-  std::vector<ElementRun> runs = t.runs();
+std::vector<ElementRun> distinctRuns(const Tensor& t) { return distinctRuns(t.runs()); }
+
+std::vector<ElementRun> distinctRuns(std::vector<ElementRun> runs) {
   for (ElementRun& r : runs) {
     if (r.stride == 0) r = ElementRun{r.var, r.start, 1, 1};
   }
@@ -101,9 +103,9 @@ std::vector<ElementRun> distinctRuns(const Tensor& t) {
 }
 
 std::string describeVertex(const GraphState& g, unsigned v) {
-  const VertexRecord& r = g.vertices[v];
-  return absl::StrCat("vertex ", v, " (type '", r.type, "', compute set '",
-                      g.computeSets[r.computeSet].name, "')");
+  const VertexStore& s = g.vertices;
+  return absl::StrCat("vertex ", v, " (type '", s.typeInfo(s.typeId(v)).name,
+                      "', compute set '", g.computeSets[s.computeSet(v)].name, "')");
 }
 
 absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
@@ -115,77 +117,66 @@ absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
   std::map<unsigned, std::vector<uint64_t>> workerLoads;
   ExchangeTally in(target), out(target);
   std::set<unsigned> ipus;
-  std::map<std::string, std::unique_ptr<Vertex>> prototypes;
+  // One instance per vertex type, to bind the fields and ask for estimates.
+  std::vector<std::unique_ptr<Vertex>> prototypes(g.vertices.numTypes());
   std::vector<double> paramSlots;
 
   for (unsigned v : rec.vertices) {
-    const VertexRecord& vr = g.vertices[v];
-    const VertexFactory* factory = VertexRegistry::global().find(vr.type);
-    if (factory == nullptr) {
+    const VertexStore& vs = g.vertices;
+    const uint32_t typeId = vs.typeId(v);
+    const VertexTypeInfo& type = vs.typeInfo(typeId);
+    const unsigned tile = vs.tile(v);
+    if (!type.registered) {
       return absl::NotFoundError(absl::StrCat(
           describeVertex(g, v), ": unknown vertex type; register it with "
           "POPLAR_SIM_REGISTER_VERTEX"));
     }
-    std::unique_ptr<Vertex>& proto = prototypes[vr.type];
-    if (!proto) proto = (*factory)();
-    if (vr.tile == TileMapping::kUnmapped) {
+    std::unique_ptr<Vertex>& proto = prototypes[typeId];
+    if (!proto) proto = (*VertexRegistry::global().find(type.name))();
+    if (tile == TileMapping::kUnmapped) {
       return absl::FailedPreconditionError(absl::StrCat(
           describeVertex(g, v), " is not mapped to a tile; call "
           "Graph::setTileMapping(vertex, tile)"));
     }
-    for (const auto& [name, t] : vr.connections) {
-      if (proto->field(name) == nullptr) {
-        std::vector<std::string> names;
-        for (FieldBase* f : proto->fields()) names.push_back(f->name());
-        return absl::InvalidArgumentError(absl::StrCat(
-            describeVertex(g, v), " has no field '", name,
-            "'; its fields are: ", absl::StrJoin(names, ", ")));
-      }
-    }
-    for (const auto& [name, value] : vr.params) {
-      FieldBase* f = proto->field(name);
-      if (f == nullptr || f->direction() != FieldDirection::PARAM) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            describeVertex(g, v), ": setInitialValue on '", name,
-            "', which is not a Param field of the vertex type"));
-      }
-    }
+    POPLAR_SIM_RETURN_IF_ERROR(
+        vs.checkFieldNames(v, [&] { return describeVertex(g, v); }));
     paramSlots.assign(proto->fields().size(), 0);
     uint64_t stateBytes = target.arch().vertexStateBytes;
     size_t slot = 0;
-    for (FieldBase* f : proto->fields()) {
+    for (size_t fi = 0; fi < proto->fields().size(); ++fi) {
+      FieldBase* f = proto->fields()[fi];
       stateBytes += target.arch().fieldDescriptorBytes;
       if (f->direction() == FieldDirection::PARAM) {
-        auto it = vr.params.find(f->name());
-        if (it == vr.params.end()) {
+        const std::optional<double> value = vs.param(v, fi);
+        if (!value) {
           return absl::FailedPreconditionError(absl::StrCat(
               "Param field '", f->name(), "' of ", describeVertex(g, v),
               " is not set; call Graph::setInitialValue"));
         }
-        storeFromDouble(f->type(), &paramSlots[slot], 0, it->second);
+        storeFromDouble(f->type(), &paramSlots[slot], 0, *value);
         f->bind(&paramSlots[slot], 1);
         ++slot;
         continue;
       }
-      auto it = vr.connections.find(f->name());
-      if (it == vr.connections.end()) {
+      const ConnectionView t = vs.connection(v, fi);
+      if (!t.connected()) {
         return absl::FailedPreconditionError(absl::StrCat(
             DirectionName(f->direction()), " field '", f->name(), "' of ",
             describeVertex(g, v), " is not connected; call Graph::connect"));
       }
-      const Tensor& t = it->second;
       if (t.elementType() != f->type()) {
         return absl::InvalidArgumentError(absl::StrCat(
             "Field '", f->name(), "' of ", describeVertex(g, v), " holds ",
             typeName(f->type()), " but is connected to tensor '",
-            t.getDebugName(), "' of type ", typeName(t.elementType())));
+            t.debugName(), "' of type ", typeName(t.elementType())));
       }
-      if (!f->isVector() && t.numElements() != 1) {
+      const size_t numElements = t.numElements();
+      if (!f->isVector() && numElements != 1) {
         return absl::InvalidArgumentError(absl::StrCat(
             "Field '", f->name(), "' of ", describeVertex(g, v),
             " holds one element but is connected to tensor '",
-            t.getDebugName(), "' of shape ", t.shapeToString(), " (",
-            t.numElements(), " elements)"));
+            t.debugName(), "' of shape ", t.shapeToString(), " (",
+            numElements, " elements)"));
       }
       if (f->direction() != FieldDirection::INPUT && t.containsAliases()) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -193,30 +184,30 @@ absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
             " is written but connected to a view that repeats elements "
             "(a broadcast); outputs must not alias"));
       }
-      f->bind(nullptr, t.numElements());
+      f->bind(nullptr, numElements);
       const uint64_t es = typeSize(t.elementType());
-      ipus.insert(target.tileToIPU(vr.tile));
-      auto tally = [&](unsigned tile, int64_t n) {
-        ipus.insert(target.tileToIPU(tile));
+      ipus.insert(target.tileToIPU(tile));
+      auto tally = [&](unsigned from, int64_t n) {
+        ipus.insert(target.tileToIPU(from));
         if (f->direction() != FieldDirection::OUTPUT) {
-          in.move(tile, vr.tile, n * es);
+          in.move(from, tile, n * es);
         }
         if (f->direction() != FieldDirection::INPUT) {
-          out.move(vr.tile, tile, n * es);
+          out.move(tile, from, n * es);
         }
       };
       if (f->direction() == FieldDirection::INPUT && t.containsAliases()) {
         // A broadcast input: the tile receives each element once and the
         // vertex reads it as often as it needs, as Poplar's broadcast
         // vertices take a scalar or a repeated block.
-        forEachRunPiece(g, distinctRuns(t), tally);
+        forEachRunPiece(g, distinctRuns(t.runs()), tally);
       } else {
-        forEachTilePiece(g, t, tally);
+        t.forEachRun([&](const ElementRun& r) { forEachPieceOfRun(g, r, tally); });
       }
     }
     uint64_t cycles;
-    if (vr.perfEstimate) {
-      cycles = *vr.perfEstimate;
+    if (const std::optional<uint64_t> perf = vs.perfEstimate(v)) {
+      cycles = *perf;
     } else {
       std::optional<uint64_t> est = proto->getCycleEstimate(target);
       if (!est) {
@@ -227,7 +218,7 @@ absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
       }
       cycles = *est;
     }
-    std::vector<uint64_t>& loads = workerLoads[vr.tile];
+    std::vector<uint64_t>& loads = workerLoads[tile];
     if (loads.empty()) loads.assign(numWorkers, 0);
     if (proto->isMultiVertex()) {
       // Occupies every worker, after each finished what it had.
@@ -236,8 +227,11 @@ absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
     } else {
       *std::min_element(loads.begin(), loads.end()) += cycles;
     }
-    a.vertexStateBytes[vr.tile] += stateBytes;
-    a.vertexTypes[vr.tile].push_back(vr.type);
+    a.vertexStateBytes[tile] += stateBytes;
+    std::vector<uint32_t>& types = a.vertexTypes[tile];
+    if (std::find(types.begin(), types.end(), typeId) == types.end()) {
+      types.push_back(typeId);
+    }
   }
 
   uint64_t sumTile = 0;

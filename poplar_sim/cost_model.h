@@ -28,21 +28,25 @@
 namespace poplar_sim {
 namespace internal {
 
-// Calls f(globalTile, count) for consecutive pieces of `runs`' elements in
-// order (tile kUnmapped for unmapped elements).
+// Calls f(globalTile, count) for consecutive pieces of run `r`'s elements
+// in order (tile kUnmapped for unmapped elements).
+template <typename F>
+void forEachPieceOfRun(const GraphState& g, const ElementRun& r, F& f) {
+  const TileMapping& m = g.variables[r.var].mapping;
+  if (r.count == 1 || r.stride == 0) {
+    f(m.tileOf(r.start), r.count);
+  } else if (r.stride == 1) {
+    m.forEachPiece(r.start, r.start + r.count,
+                   [&](int64_t b, int64_t e, unsigned tile) { f(tile, e - b); });
+  } else {
+    for (int64_t k = 0; k < r.count; ++k) f(m.tileOf(r.at(k)), 1);
+  }
+}
+
+// The same for each of `runs`, in order.
 template <typename F>
 void forEachRunPiece(const GraphState& g, absl::Span<const ElementRun> runs, F&& f) {
-  for (const ElementRun& r : runs) {
-    const TileMapping& m = g.variables[r.var].mapping;
-    if (r.count == 1 || r.stride == 0) {
-      f(m.tileOf(r.start), r.count);
-    } else if (r.stride == 1) {
-      m.forEachPiece(r.start, r.start + r.count,
-                     [&](int64_t b, int64_t e, unsigned tile) { f(tile, e - b); });
-    } else {
-      for (int64_t k = 0; k < r.count; ++k) f(m.tileOf(r.at(k)), 1);
-    }
-  }
+  for (const ElementRun& r : runs) forEachPieceOfRun(g, r, f);
 }
 
 // Calls f(globalTile, count) for consecutive pieces of `t`'s elements in
@@ -56,6 +60,8 @@ void forEachTilePiece(const GraphState& g, const Tensor& t, F&& f) {
 // a stride-0 run is one element, and a run repeated whole (a bias row under
 // every row of a matrix) appears once. What a tile must receive to read `t`.
 std::vector<ElementRun> distinctRuns(const Tensor& t);
+// The same for a tensor's runs.
+std::vector<ElementRun> distinctRuns(std::vector<ElementRun> runs);
 
 // The result of analysing (validating and costing) one compute set.
 struct ComputeSetAnalysis {
@@ -66,11 +72,11 @@ struct ComputeSetAnalysis {
   unsigned numTiles = 0;
   std::vector<unsigned> ipus;
   // Per tile with vertices: bytes of exchange buffers (non-local inputs
-  // received plus outputs waiting to be sent), vertex state, and vertex
-  // types used.
+  // received plus outputs waiting to be sent), vertex state, and the vertex
+  // types used (ids of the graph's VertexStore, each once).
   std::map<unsigned, uint64_t> exchangeBufferBytes;
   std::map<unsigned, uint64_t> vertexStateBytes;
-  std::map<unsigned, std::vector<std::string>> vertexTypes;
+  std::map<unsigned, std::vector<uint32_t>> vertexTypes;
 };
 
 // Validates every vertex of compute set `cs` (mapped, fields connected with

@@ -3,12 +3,12 @@
 #include <cstring>
 #include <set>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "poplar_sim/cost_model.h"
 #include "poplar_sim/engine_internal.h"
 #include "poplar_sim/status_macros.h"
+#include "poplar_sim/variable_liveness.h"
 
 namespace poplar_sim {
 namespace internal {
@@ -36,6 +36,18 @@ const char* KindName(Kind k) {
 std::string Describe(const Tensor& t) {
   return absl::StrCat("'", t.getDebugName(), "' ", typeName(t.elementType()),
                       t.shapeToString());
+}
+
+// Offers compute set `cs`'s users of each tile to `top`, as the
+// out-of-memory error lists them: its exchange buffers (when any), then its
+// vertex state.
+void noteLargestUsers(const ComputeSetAnalysis& a, unsigned cs, TileTopUsers* top) {
+  for (const auto& [tile, bytes] : a.exchangeBufferBytes) {
+    if (bytes > 0) top->offer(tile, bytes, 2 * uint64_t{cs});
+  }
+  for (const auto& [tile, bytes] : a.vertexStateBytes) {
+    top->offer(tile, bytes, 2 * uint64_t{cs} + 1);
+  }
 }
 
 }  // namespace
@@ -266,7 +278,6 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
 
   const size_t numCs = graph->computeSets.size();
   TileNeeds needs(target.getNumTiles());
-  absl::flat_hash_map<std::string, uint32_t> typeIds;
   profile.computeSets.resize(numCs);
   computeSetIPUs_.resize(numCs);
   for (unsigned cs = 0; cs < numCs; ++cs) {
@@ -285,11 +296,10 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
     for (const auto& [tile, bytes] : a.exchangeBufferBytes) {
       needs.exchange[tile] = std::max(needs.exchange[tile], bytes);
     }
-    for (const auto& [tile, names] : a.vertexTypes) {
+    noteLargestUsers(a, cs, &needs.topUsers);
+    for (const auto& [tile, types] : a.vertexTypes) {
       std::vector<uint32_t>& ids = needs.types[tile];
-      for (const std::string& name : names) {
-        const uint32_t id =
-            typeIds.emplace(name, static_cast<uint32_t>(typeIds.size())).first->second;
+      for (const uint32_t id : types) {
         if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
       }
     }
@@ -346,7 +356,14 @@ absl::Status EngineImpl::layOutMemory(const TileNeeds& needs) {
   const unsigned numTiles = target.getNumTiles();
   std::vector<TileMemory>& mem = profile.tileMemory;
   mem.assign(numTiles, TileMemory{});
-  for (const VariableRecord& v : graph->variables) {
+  // Variables that are never live at once share memory, as Poplar's do
+  // (conservatively: see variable_liveness.h); the others each take theirs.
+  std::vector<const program::ProgramNode*> programs;
+  for (unsigned r : roots) programs.push_back(steps[r].node.get());
+  const VariableLifetimes lifetimes = analyseVariableLifetimes(*graph, programs);
+  for (size_t i = 0; i < graph->variables.size(); ++i) {
+    const VariableRecord& v = graph->variables[i];
+    if (!lifetimes.spans[i].alwaysLive) continue;
     const uint64_t es = typeSize(v.type);
     for (const auto& [begin, endTile] : v.mapping.intervals()) {
       const uint64_t bytes = (endTile.first - begin) * es;
@@ -354,6 +371,8 @@ absl::Status EngineImpl::layOutMemory(const TileNeeds& needs) {
                     : mem[endTile.second].variables) += bytes;
     }
   }
+  const std::vector<uint64_t> shared = peakSharedVariableBytes(*graph, lifetimes, numTiles);
+  for (unsigned t = 0; t < numTiles; ++t) mem[t].variables += shared[t];
   const uint64_t controlCode = steps.size() * target.arch().controlCodeBytesPerStep;
   for (unsigned t = 0; t < numTiles; ++t) {
     mem[t].vertexState = needs.vertexState[t];
@@ -367,14 +386,18 @@ absl::Status EngineImpl::layOutMemory(const TileNeeds& needs) {
     if (mem[t].total() > mem[worst].total()) worst = t;
   }
   if (over == 0 || options.allowOutOfMemory) return absl::OkStatus();
-  return outOfMemory(worst, over);
+  return outOfMemory(needs, lifetimes, shared[worst], worst, over);
 }
 
-absl::Status EngineImpl::outOfMemory(unsigned worst, unsigned over) {
+absl::Status EngineImpl::outOfMemory(const TileNeeds& needs, const VariableLifetimes& lifetimes,
+                                     uint64_t sharedBytes, unsigned worst, unsigned over) {
   const std::vector<TileMemory>& mem = profile.tileMemory;
-  // Name the largest users of the worst tile.
+  // Name the largest users of the worst tile: the variables that keep their
+  // memory one by one, those that share it as one.
   std::vector<std::pair<uint64_t, std::string>> users;
-  for (const VariableRecord& v : graph->variables) {
+  for (size_t i = 0; i < graph->variables.size(); ++i) {
+    const VariableRecord& v = graph->variables[i];
+    if (!lifetimes.spans[i].alwaysLive) continue;
     uint64_t bytes = 0;
     v.mapping.forEachPiece(0, v.numElements, [&](int64_t b, int64_t e, unsigned tile) {
       if (tile == worst) bytes += (e - b) * typeSize(v.type);
@@ -384,29 +407,26 @@ absl::Status EngineImpl::outOfMemory(unsigned worst, unsigned over) {
                                              *v.name, "'"));
     }
   }
-  // Only on this error path: the compute sets are analysed again for the
-  // worst tile's share, rather than every tile's being kept for every one.
-  for (unsigned cs = 0; cs < graph->computeSets.size(); ++cs) {
-    absl::StatusOr<ComputeSetAnalysis> a = analyseComputeSet(*graph, target, cs);
-    if (!a.ok()) return a.status();
-    auto it = a->exchangeBufferBytes.find(worst);
-    if (it != a->exchangeBufferBytes.end() && it->second > 0) {
-      users.emplace_back(it->second,
-                         absl::StrCat("exchange buffers of compute set '",
-                                      graph->computeSets[cs].name, "'"));
-    }
-    auto st = a->vertexStateBytes.find(worst);
-    if (st != a->vertexStateBytes.end()) {
-      users.emplace_back(st->second,
-                         absl::StrCat("vertex state of compute set '",
-                                      graph->computeSets[cs].name, "'"));
-    }
+  if (sharedBytes > 0) {
+    users.emplace_back(sharedBytes, "variables sharing memory (the most live at once)");
+  }
+  // The compute sets' largest users of this tile, in compute set order
+  // (kept as they were analysed: see TileTopUsers).
+  std::vector<TileTopUsers::User> kept(needs.topUsers.users(worst).begin(),
+                                       needs.topUsers.users(worst).end());
+  std::sort(kept.begin(), kept.end(),
+            [](const TileTopUsers::User& a, const TileTopUsers::User& b) { return a.id < b.id; });
+  for (const TileTopUsers::User& u : kept) {
+    const std::string& csName = graph->computeSets[u.id / 2].name;
+    users.emplace_back(u.bytes, absl::StrCat(u.id % 2 == 0 ? "exchange buffers"
+                                                           : "vertex state",
+                                             " of compute set '", csName, "'"));
   }
   users.emplace_back(mem[worst].code, "code (estimate)");
   std::stable_sort(users.begin(), users.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<std::string> top;
-  for (size_t i = 0; i < users.size() && i < 5; ++i) {
+  for (size_t i = 0; i < users.size() && i < TileTopUsers::kKept; ++i) {
     top.push_back(absl::StrCat(users[i].second, ": ", users[i].first, " bytes"));
   }
   const unsigned ipu = target.tileToIPU(worst);

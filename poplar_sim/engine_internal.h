@@ -18,6 +18,8 @@
 #include "poplar_sim/profile.h"
 #include "poplar_sim/program.h"
 #include "poplar_sim/target.h"
+#include "poplar_sim/tile_top_users.h"
+#include "poplar_sim/variable_liveness.h"
 
 namespace poplar_sim {
 namespace internal {
@@ -78,14 +80,20 @@ struct EngineImpl {
   // What the compute sets need of each tile, summed over all of them as
   // they are analysed (so that nothing per compute set and tile is kept).
   struct TileNeeds {
-    explicit TileNeeds(unsigned tiles) : exchange(tiles), vertexState(tiles), types(tiles) {}
+    explicit TileNeeds(unsigned tiles)
+        : exchange(tiles), vertexState(tiles), types(tiles), topUsers(tiles) {}
     std::vector<uint64_t> exchange;     // the largest compute set's buffers
     std::vector<uint64_t> vertexState;  // summed over compute sets
     std::vector<std::vector<uint32_t>> types;  // vertex type ids used
+    // The compute sets' largest users of each tile, for the out-of-memory
+    // error: id 2 * cs is a compute set's exchange buffers, 2 * cs + 1 its
+    // vertex state.
+    TileTopUsers topUsers;
   };
   absl::Status layOutMemory(const TileNeeds& needs);
   // The ResourceExhausted error for tile `worst`, naming its largest users.
-  absl::Status outOfMemory(unsigned worst, unsigned over);
+  absl::Status outOfMemory(const TileNeeds& needs, const VariableLifetimes& lifetimes,
+                           uint64_t sharedBytes, unsigned worst, unsigned over);
   absl::Status executeStep(unsigned id, StepCost& acc);
   absl::Status executeComputeSet(unsigned cs);
   absl::Status executeVertices(unsigned cs);

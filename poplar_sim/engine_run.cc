@@ -44,6 +44,26 @@ void ScatterRun(char* base, const ElementRun& r, const char*& in) {
   }
 }
 
+// Copies run `r` of variable data `base` (elements of `es` bytes) to `out`.
+void GatherAnyRun(const char* base, size_t es, const ElementRun& r, char*& out) {
+  switch (es) {
+    case 1: GatherRun<1>(base, r, out); break;
+    case 2: GatherRun<2>(base, r, out); break;
+    case 4: GatherRun<4>(base, r, out); break;
+    default: GatherRun<8>(base, r, out); break;
+  }
+}
+
+// Copies `in` into run `r` of variable data `base`.
+void ScatterAnyRun(char* base, size_t es, const ElementRun& r, const char*& in) {
+  switch (es) {
+    case 1: ScatterRun<1>(base, r, in); break;
+    case 2: ScatterRun<2>(base, r, in); break;
+    case 4: ScatterRun<4>(base, r, in); break;
+    default: ScatterRun<8>(base, r, in); break;
+  }
+}
+
 class EngineContext : public ExecutionContext {
  public:
   explicit EngineContext(EngineImpl& e) : e_(e) {}
@@ -82,29 +102,13 @@ void PrintValues(std::ostream& os, Type t, const char* data,
 void EngineImpl::gather(const Tensor& t, void* dst) const {
   const size_t es = typeSize(t.elementType());
   char* out = static_cast<char*>(dst);
-  for (const ElementRun& r : t.runs()) {
-    const char* base = data[r.var].get();
-    switch (es) {
-      case 1: GatherRun<1>(base, r, out); break;
-      case 2: GatherRun<2>(base, r, out); break;
-      case 4: GatherRun<4>(base, r, out); break;
-      default: GatherRun<8>(base, r, out); break;
-    }
-  }
+  for (const ElementRun& r : t.runs()) GatherAnyRun(data[r.var].get(), es, r, out);
 }
 
 void EngineImpl::scatter(const Tensor& t, const void* src) {
   const size_t es = typeSize(t.elementType());
   const char* in = static_cast<const char*>(src);
-  for (const ElementRun& r : t.runs()) {
-    char* base = data[r.var].get();
-    switch (es) {
-      case 1: ScatterRun<1>(base, r, in); break;
-      case 2: ScatterRun<2>(base, r, in); break;
-      case 4: ScatterRun<4>(base, r, in); break;
-      default: ScatterRun<8>(base, r, in); break;
-    }
-  }
+  for (const ElementRun& r : t.runs()) ScatterAnyRun(data[r.var].get(), es, r, in);
 }
 
 void* EngineImpl::contiguous(const Tensor& t) {
@@ -132,34 +136,42 @@ void EngineImpl::record(unsigned id, const StepCost& c, StepCost& acc) {
 
 absl::Status EngineImpl::executeVertices(unsigned cs) {
   const ComputeSetRecord& rec = graph->computeSets[cs];
+  const VertexStore& vs = graph->vertices;
   struct Bound {
     std::unique_ptr<Vertex> vertex;
     std::vector<std::unique_ptr<char[]>> buffers;
-    // (buffer index, tensor) of each Output / InOut field.
-    std::vector<std::pair<size_t, const Tensor*>> writes;
+    // (buffer index, field index) of each Output / InOut field.
+    std::vector<std::pair<size_t, size_t>> writes;
   };
   std::vector<Bound> bound(rec.vertices.size());
   // Bulk-synchronous: every vertex reads its inputs before any writes.
   for (size_t i = 0; i < rec.vertices.size(); ++i) {
-    const VertexRecord& vr = graph->vertices[rec.vertices[i]];
+    const unsigned v = rec.vertices[i];
     Bound& b = bound[i];
-    b.vertex = (*VertexRegistry::global().find(vr.type))();
-    for (FieldBase* f : b.vertex->fields()) {
+    b.vertex = (*VertexRegistry::global().find(vs.typeInfo(vs.typeId(v)).name))();
+    const std::vector<FieldBase*>& fields = b.vertex->fields();
+    for (size_t fi = 0; fi < fields.size(); ++fi) {
+      FieldBase* f = fields[fi];
       if (f->direction() == FieldDirection::PARAM) {
         b.buffers.emplace_back(new char[8]());
-        storeFromDouble(f->type(), b.buffers.back().get(), 0,
-                        vr.params.at(f->name()));
+        storeFromDouble(f->type(), b.buffers.back().get(), 0, *vs.param(v, fi));
         f->bind(b.buffers.back().get(), 1);
         continue;
       }
-      const Tensor& t = vr.connections.at(f->name());
-      b.buffers.emplace_back(new char[std::max<size_t>(
-          1, t.numElements() * typeSize(t.elementType()))]());
+      const ConnectionView t = vs.connection(v, fi);
+      const size_t n = t.numElements();
+      const size_t es = typeSize(t.elementType());
+      b.buffers.emplace_back(new char[std::max<size_t>(1, n * es)]());
       char* buf = b.buffers.back().get();
-      if (f->direction() != FieldDirection::OUTPUT) gather(t, buf);
-      f->bind(buf, t.numElements());
+      if (f->direction() != FieldDirection::OUTPUT) {
+        char* out = buf;
+        t.forEachRun([&](const ElementRun& r) {
+          GatherAnyRun(data[r.var].get(), es, r, out);
+        });
+      }
+      f->bind(buf, n);
       if (f->direction() != FieldDirection::INPUT) {
-        b.writes.emplace_back(b.buffers.size() - 1, &t);
+        b.writes.emplace_back(b.buffers.size() - 1, fi);
       }
     }
   }
@@ -169,8 +181,15 @@ absl::Status EngineImpl::executeVertices(unsigned cs) {
           describeVertex(*graph, rec.vertices[i]), ": compute() returned false"));
     }
   }
-  for (Bound& b : bound) {
-    for (const auto& [buffer, t] : b.writes) scatter(*t, b.buffers[buffer].get());
+  for (size_t i = 0; i < bound.size(); ++i) {
+    for (const auto& [buffer, fi] : bound[i].writes) {
+      const ConnectionView t = vs.connection(rec.vertices[i], fi);
+      const size_t es = typeSize(t.elementType());
+      const char* in = bound[i].buffers[buffer].get();
+      t.forEachRun([&](const ElementRun& r) {
+        ScatterAnyRun(data[r.var].get(), es, r, in);
+      });
+    }
   }
   return absl::OkStatus();
 }

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "poplar_sim/testing/test_vertices.h"
@@ -305,6 +306,44 @@ TEST(EngineMemoryTest, OutOfMemoryNamesTileAndLargestUsers) {
   auto allowed = Engine::create(graph, Sequence(), {{"debug.allowOutOfMemory", "true"}});
   ASSERT_TRUE(allowed.ok());
   EXPECT_GT(allowed->getTileMemory()[1].total(), 638976u);
+}
+
+// The compute sets' users of the worst tile are ranked with the variables
+// and the code: the largest five, equal sizes in the order the graph made
+// them.
+TEST(EngineMemoryTest, OutOfMemoryRanksComputeSetUsers) {
+  Graph graph(SmallTarget(2));
+  Tensor big = graph.addVariable(FLOAT, {160000}, "big");  // 640000 bytes
+  graph.setTileMapping(big, 1);
+  Tensor in = graph.addVariable(FLOAT, {4}, "in");
+  graph.setTileMapping(in, 0);
+  Tensor b = graph.addConstant<float>(FLOAT, {4}, 1.0f, "b");
+  graph.setTileMapping(b, 1);
+  const unsigned counts[] = {3, 1, 4, 1, 5, 2, 5};
+  Sequence prog;
+  for (unsigned i = 0; i < 7; ++i) {
+    ComputeSet cs = graph.addComputeSet("s" + std::to_string(i));
+    Tensor out = graph.addVariable(FLOAT, {counts[i], 4}, "out");
+    graph.setTileMapping(out, 1);
+    for (unsigned v = 0; v < counts[i]; ++v) {
+      // Each vertex receives `in` from tile 0: 16 bytes of exchange buffer.
+      graph.setTileMapping(
+          graph.addVertex(cs, "test::AddVectors", {{"a", in}, {"b", b}, {"out", out[v]}}), 1);
+    }
+    prog.add(Execute(cs));
+  }
+  auto e = Engine::create(graph, prog);
+  ASSERT_EQ(e.status().code(), absl::StatusCode::kResourceExhausted);
+  const IpuArchitecture& a = graph.getTarget().arch();
+  const uint64_t state = a.vertexStateBytes + 3 * a.fieldDescriptorBytes;
+  const uint64_t code = a.codeBytesPerVertexType + 8 * a.controlCodeBytesPerStep;
+  EXPECT_THAT(Msg(e.status()),
+              HasSubstr(absl::StrCat("Largest users on that tile: variable 'big': 640000 bytes; ",
+                                     "code (estimate): ", code, " bytes; ",
+                                     "vertex state of compute set 's4': ", 5 * state, " bytes; ",
+                                     "vertex state of compute set 's6': ", 5 * state, " bytes; ",
+                                     "vertex state of compute set 's2': ", 4 * state,
+                                     " bytes. ")));
 }
 
 TEST(EngineMemoryTest, CategoriesPerTile) {

@@ -6,7 +6,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/graph_state.h"
-#include "poplar_sim/vertex.h"
 
 namespace poplar_sim {
 namespace {
@@ -246,17 +245,13 @@ VertexRef Graph::addVertex(
         "': the compute set does not belong to this graph")));
     return VertexRef{0, 0};
   }
-  if (VertexRegistry::global().find(vertexType) == nullptr) {
+  const unsigned id = state_->vertices.addVertex(vertexType, cs.id);
+  if (!state_->vertices.typeInfo(state_->vertices.typeId(id)).registered) {
     recordError(absl::NotFoundError(absl::StrCat(
         "addVertex: unknown vertex type '", vertexType,
         "'; register the class with POPLAR_SIM_REGISTER_VERTEX (and link its "
         "library with alwayslink = 1)")));
   }
-  internal::VertexRecord v;
-  v.type = vertexType;
-  v.computeSet = cs.id;
-  const unsigned id = static_cast<unsigned>(state_->vertices.size());
-  state_->vertices.push_back(std::move(v));
   state_->computeSets[cs.id].vertices.push_back(id);
   VertexRef ref{id, state_->id};
   for (const auto& [field, t] : connections) connect(ref[field], t);
@@ -266,23 +261,23 @@ VertexRef Graph::addVertex(
 void Graph::connect(const FieldRef& f, const Tensor& t) {
   if (f.vertex.graphId != state_->id) return;  // addVertex recorded it
   if (!checkTensor(t, "connect")) return;
-  state_->vertices[f.vertex.id].connections[f.field] = t;
+  state_->vertices.connect(f.vertex.id, f.field, t);
 }
 
 void Graph::setTileMapping(VertexRef v, unsigned tile) {
   if (v.graphId != state_->id) return;
   if (!checkTile(tile, "setTileMapping(vertex)")) return;
-  state_->vertices[v.id].tile = tile + tileOffset_;
+  state_->vertices.setTile(v.id, tile + tileOffset_);
 }
 
 void Graph::setPerfEstimate(VertexRef v, uint64_t cycles) {
   if (v.graphId != state_->id) return;
-  state_->vertices[v.id].perfEstimate = cycles;
+  state_->vertices.setPerfEstimate(v.id, cycles);
 }
 
 void Graph::setInitialValue(const FieldRef& f, double value) {
   if (f.vertex.graphId != state_->id) return;
-  state_->vertices[f.vertex.id].params[f.field] = value;
+  state_->vertices.setParam(f.vertex.id, f.field, value);
 }
 
 void Graph::setBulkExecutor(ComputeSet cs, BulkExecutor executor) {

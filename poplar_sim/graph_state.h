@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +16,7 @@
 #include "poplar_sim/target.h"
 #include "poplar_sim/tensor.h"
 #include "poplar_sim/tile_mapping.h"
+#include "poplar_sim/vertex_store.h"
 
 namespace poplar_sim {
 namespace internal {
@@ -29,15 +29,6 @@ struct VariableRecord {
   bool isConstant = false;
   std::vector<char> constantData;  // numElements * typeSize(type) bytes
   TileMapping mapping;             // global tile ids
-};
-
-struct VertexRecord {
-  std::string type;
-  unsigned computeSet = 0;
-  unsigned tile = TileMapping::kUnmapped;  // global tile id
-  std::map<std::string, Tensor> connections;
-  std::map<std::string, double> params;
-  std::optional<uint64_t> perfEstimate;
 };
 
 struct ComputeSetRecord {
@@ -56,7 +47,7 @@ struct GraphState {
   uint64_t id = 0;
   Target target;  // the whole (non-virtual) target
   std::vector<VariableRecord> variables;
-  std::vector<VertexRecord> vertices;
+  VertexStore vertices;
   std::vector<ComputeSetRecord> computeSets;
   std::vector<DataStream> streams;
   std::map<std::string, unsigned> streamByHandle;

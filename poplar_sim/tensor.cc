@@ -4,6 +4,7 @@
 #include <numeric>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -46,6 +47,11 @@ void AppendRun(std::vector<ElementRun>& runs, ElementRun r) {
   runs.push_back(r);
 }
 
+// A few entries (one per dimension, or per run of a small view), mostly
+// without a heap allocation.
+template <typename T>
+using Small = absl::InlinedVector<T, 6>;
+
 // For source dimension d: its index is offset + step * r[resDim] of the
 // result multi-index r, or the constant `offset` when resDim < 0.
 struct DimMap {
@@ -58,23 +64,26 @@ struct DimMap {
 
 // Builds views as affine maps from result indices to source indices.
 struct TensorViewBuilder {
+  // The temporaries are inlined vectors: views are made per vertex (slices
+  // of every operand), so heap traffic here is a large part of building a
+  // graph.
   static Tensor Affine(const Tensor& src, std::vector<size_t> resShape,
-                       const std::vector<DimMap>& map) {
+                       absl::Span<const DimMap> map) {
     const Tensor::Rep& s = *src.rep_;
     const size_t srcRank = s.shape.size();
-    std::vector<int64_t> srcStride(srcRank, 1);
+    Small<int64_t> srcStride(srcRank, 1);
     for (int d = static_cast<int>(srcRank) - 2; d >= 0; --d) {
       srcStride[d] = srcStride[d + 1] * static_cast<int64_t>(s.shape[d + 1]);
     }
     const size_t resRank = resShape.size();
-    std::vector<int64_t> coef(resRank, 0);
+    Small<int64_t> coef(resRank, 0);
     int64_t base = 0;
     for (size_t d = 0; d < srcRank; ++d) {
       base += map[d].offset * srcStride[d];
       if (map[d].resDim >= 0) coef[map[d].resDim] += map[d].step * srcStride[d];
     }
     // Cumulative start position of each source run in source flat order.
-    std::vector<int64_t> cum(s.runs.size() + 1, 0);
+    Small<int64_t> cum(s.runs.size() + 1, 0);
     for (size_t i = 0; i < s.runs.size(); ++i) {
       cum[i + 1] = cum[i] + s.runs[i].count;
     }
@@ -108,7 +117,7 @@ struct TensorViewBuilder {
         emit(base, 0, 1);
       } else {
         const int64_t len = static_cast<int64_t>(resShape.back());
-        std::vector<size_t> idx(resRank - 1, 0);
+        Small<size_t> idx(resRank - 1, 0);
         size_t rows = total / resShape.back();
         for (size_t row = 0; row < rows; ++row) {
           int64_t pos = base;
@@ -188,6 +197,12 @@ bool Tensor::isContiguous() const {
 }
 
 bool Tensor::containsAliases() const {
+  // One arithmetic progression repeats an element only if its stride is 0:
+  // most views (a block, a row, a column) are one run, asked once per
+  // connected field.
+  if (rep_->runs.size() <= 1) {
+    return !rep_->runs.empty() && rep_->runs[0].count > 1 && rep_->runs[0].stride == 0;
+  }
   std::vector<std::pair<std::pair<uint32_t, int64_t>, int64_t>> spans;
   for (const ElementRun& r : rep_->runs) {
     if (r.count > 1 && r.stride == 0) return true;
@@ -221,7 +236,7 @@ Tensor Tensor::slice(size_t begin, size_t end, unsigned d) const {
   if (d >= rank()) {
     return invalidArg(absl::StrCat("slice: dimension ", d, " out of range"));
   }
-  std::vector<size_t> b(rank(), 0), e = shape();
+  Small<size_t> b(rank(), 0), e(shape().begin(), shape().end());
   b[d] = begin;
   e[d] = end;
   return slice(b, e);
@@ -234,7 +249,7 @@ Tensor Tensor::slice(absl::Span<const size_t> begin,
     return invalidArg("slice: begin and end need one entry per dimension");
   }
   std::vector<size_t> resShape(rank());
-  std::vector<DimMap> map(rank());
+  Small<DimMap> map(rank());
   for (unsigned d = 0; d < rank(); ++d) {
     if (begin[d] > end[d] || end[d] > shape()[d]) {
       return invalidArg(absl::StrCat("slice: [", begin[d], ", ", end[d],
@@ -244,7 +259,7 @@ Tensor Tensor::slice(absl::Span<const size_t> begin,
     resShape[d] = end[d] - begin[d];
     map[d] = DimMap{static_cast<int>(d), static_cast<int64_t>(begin[d]), 1};
   }
-  return TensorViewBuilder::Affine(*this, resShape, map);
+  return TensorViewBuilder::Affine(*this, std::move(resShape), map);
 }
 
 Tensor Tensor::index(absl::Span<const size_t> indices) const {
@@ -253,7 +268,7 @@ Tensor Tensor::index(absl::Span<const size_t> indices) const {
     return invalidArg(absl::StrCat("index: ", indices.size(),
                                    " indices for a tensor of rank ", rank()));
   }
-  std::vector<DimMap> map(rank());
+  Small<DimMap> map(rank());
   std::vector<size_t> resShape;
   for (unsigned d = 0; d < rank(); ++d) {
     if (d < indices.size()) {
@@ -268,7 +283,7 @@ Tensor Tensor::index(absl::Span<const size_t> indices) const {
       resShape.push_back(shape()[d]);
     }
   }
-  return TensorViewBuilder::Affine(*this, resShape, map);
+  return TensorViewBuilder::Affine(*this, std::move(resShape), map);
 }
 
 Tensor Tensor::reshape(std::vector<size_t> newShape) const {
@@ -305,7 +320,7 @@ Tensor Tensor::dimShuffle(absl::Span<const unsigned> perm) const {
                       "dimension");
   }
   std::vector<size_t> resShape(rank());
-  std::vector<DimMap> map(rank());
+  Small<DimMap> map(rank());
   for (unsigned i = 0; i < rank(); ++i) {
     if (perm[i] >= rank() || seen[perm[i]]) {
       return invalidArg(absl::StrCat("dimShuffle: [",
@@ -316,7 +331,7 @@ Tensor Tensor::dimShuffle(absl::Span<const unsigned> perm) const {
     resShape[i] = shape()[perm[i]];
     map[perm[i]] = DimMap{static_cast<int>(i), 0, 1};
   }
-  return TensorViewBuilder::Affine(*this, resShape, map);
+  return TensorViewBuilder::Affine(*this, std::move(resShape), map);
 }
 
 Tensor Tensor::dimRoll(unsigned dimIdx, unsigned newIdx) const {
@@ -347,11 +362,11 @@ Tensor Tensor::broadcast(unsigned N, unsigned d) const {
   if (shape()[d] == 1) {
     std::vector<size_t> resShape = shape();
     resShape[d] = N;
-    std::vector<DimMap> map(rank());
+    Small<DimMap> map(rank());
     for (unsigned i = 0; i < rank(); ++i) {
       map[i] = DimMap{static_cast<int>(i), 0, i == d ? 0 : 1};
     }
-    return TensorViewBuilder::Affine(*this, resShape, map);
+    return TensorViewBuilder::Affine(*this, std::move(resShape), map);
   }
   std::vector<Tensor> copies(N, *this);
   if (N == 0) return slice(0, 0, d);
@@ -390,7 +405,7 @@ Tensor Tensor::squeeze(absl::Span<const unsigned> dims) const {
 Tensor Tensor::reverse(unsigned d) const {
   if (!valid()) return *this;
   if (d >= rank()) return invalidArg("reverse: dimension out of range");
-  std::vector<DimMap> map(rank());
+  Small<DimMap> map(rank());
   for (unsigned i = 0; i < rank(); ++i) {
     map[i] = i == d ? DimMap{static_cast<int>(i),
                              static_cast<int64_t>(shape()[i]) - 1, -1}
@@ -407,11 +422,11 @@ Tensor Tensor::subSample(unsigned stride, unsigned d) const {
   }
   std::vector<size_t> resShape = shape();
   resShape[d] = (shape()[d] + stride - 1) / stride;
-  std::vector<DimMap> map(rank());
+  Small<DimMap> map(rank());
   for (unsigned i = 0; i < rank(); ++i) {
     map[i] = DimMap{static_cast<int>(i), 0, i == d ? stride : 1};
   }
-  return TensorViewBuilder::Affine(*this, resShape, map);
+  return TensorViewBuilder::Affine(*this, std::move(resShape), map);
 }
 
 Tensor concat(absl::Span<const Tensor> tensors, unsigned dim) {

@@ -92,6 +92,18 @@ TEST(TensorTest, BroadcastExpandSqueeze) {
   EXPECT_FALSE(v.containsAliases());
 }
 
+// One run repeats an element only when its stride is 0; several runs may
+// overlap one another.
+TEST(TensorTest, ContainsAliasesOfSingleAndSeveralRuns) {
+  Tensor m = Var(0, {4, 3});
+  EXPECT_FALSE(m.slice({0, 1}, {4, 2}).containsAliases());  // a column, stride 3
+  EXPECT_FALSE(m.flatten().reverse(0).containsAliases());   // stride -1
+  EXPECT_FALSE(m[2].containsAliases());
+  EXPECT_TRUE(m[2].slice(1, 2).broadcast(4, 0).containsAliases());  // stride 0
+  EXPECT_TRUE(concat(m[1], m[1]).containsAliases());
+  EXPECT_FALSE(concat(m[1], m[3]).containsAliases());
+}
+
 TEST(TensorTest, ReverseAndSubSample) {
   Tensor v = Var(0, {5});
   EXPECT_THAT(Elems(v.reverse(0)), ElementsAre(4, 3, 2, 1, 0));

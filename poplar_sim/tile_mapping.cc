@@ -19,21 +19,23 @@ void TileMapping::set(int64_t begin, int64_t end, unsigned tile) {
   };
   splitAt(begin);
   splitAt(end);
-  map_.erase(map_.lower_bound(begin), map_.lower_bound(end));
-  auto it = map_.emplace(begin, std::make_pair(end, tile)).first;
+  // A B-tree's iterators do not survive an insertion or erasure: each step
+  // continues from the iterator the last one returned.
+  auto next = map_.erase(map_.lower_bound(begin), map_.lower_bound(end));
   // Merge with equal-tile neighbours to keep the map small.
-  auto next = std::next(it);
+  int64_t newEnd = end;
   if (next != map_.end() && next->first == end && next->second.second == tile) {
-    it->second.first = next->second.first;
-    map_.erase(next);
+    newEnd = next->second.first;
+    next = map_.erase(next);
   }
-  if (it != map_.begin()) {
-    auto prev = std::prev(it);
+  if (next != map_.begin()) {
+    auto prev = std::prev(next);
     if (prev->second.first == begin && prev->second.second == tile) {
-      prev->second.first = it->second.first;
-      map_.erase(it);
+      prev->second.first = newEnd;
+      return;
     }
   }
+  map_.emplace_hint(next, begin, std::make_pair(newEnd, tile));
 }
 
 unsigned TileMapping::tileOf(int64_t element) const {

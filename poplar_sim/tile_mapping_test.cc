@@ -1,5 +1,6 @@
 #include "poplar_sim/tile_mapping.h"
 
+#include <algorithm>
 #include <tuple>
 #include <vector>
 
@@ -46,6 +47,37 @@ TEST(TileMappingTest, Unmapped) {
   EXPECT_THAT(Pieces(m, 15, 25),
               ::testing::ElementsAre(Piece{15, 20, 1},
                                      Piece{20, 25, TileMapping::kUnmapped}));
+}
+
+// Random overwrites, checked element by element against a plain array, and
+// the intervals kept canonical: disjoint, sorted, no equal-tile neighbours
+// touching.
+TEST(TileMappingTest, MatchesAnArrayUnderRandomOverwrites) {
+  constexpr int64_t kN = 200;
+  TileMapping m;
+  std::vector<unsigned> ref(kN, TileMapping::kUnmapped);
+  uint64_t state = 12345;
+  auto next = [&](uint64_t n) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % n;
+  };
+  for (int step = 0; step < 2000; ++step) {
+    const int64_t b = static_cast<int64_t>(next(kN));
+    const int64_t e = b + static_cast<int64_t>(next(20));
+    const unsigned tile = static_cast<unsigned>(next(3));
+    m.set(b, std::min(e, kN), tile);
+    for (int64_t i = b; i < std::min(e, kN); ++i) ref[i] = tile;
+    for (int64_t i = 0; i < kN; ++i) ASSERT_EQ(m.tileOf(i), ref[i]) << step << " " << i;
+    int64_t lastEnd = -1;
+    unsigned lastTile = TileMapping::kUnmapped;
+    for (const auto& [begin, endTile] : m.intervals()) {
+      ASSERT_LT(begin, endTile.first);
+      ASSERT_LE(lastEnd, begin);
+      ASSERT_FALSE(lastEnd == begin && lastTile == endTile.second) << step;
+      lastEnd = endTile.first;
+      lastTile = endTile.second;
+    }
+  }
 }
 
 }  // namespace

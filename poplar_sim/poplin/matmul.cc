@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/execution_context.h"
+#include "poplar_sim/poplin/matmul_plan_cache.h"
 #include "poplar_sim/vertex.h"
 
 namespace poplar_sim {
@@ -254,8 +255,9 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
   }
   const Type type = a.elementType();
   const size_t m = a.dim(0), k = a.dim(1), n = b.dim(1);
-  auto plan = planMatMul(graph.getTarget(), graph.getTarget().getNumTiles(),
-                         type, m, k, n, proportion);
+  // Cached: a deep stack of equal layers plans its one shape once.
+  auto plan = MatMulPlanCache::global().plan(graph.getTarget(), graph.getTarget().getNumTiles(),
+                                             type, m, k, n, proportion);
   if (!plan.ok()) return fail(plan.status());
   const MatMulPlan p = *plan;
   const unsigned sm = p.splitM, sn = p.splitN, sk = p.splitK;
@@ -269,6 +271,25 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
   const std::string tn = typeName(type);
   const std::string blockType = absl::StrCat(
       "poplin::MatMulBlock<", tn, ",", sk > 1 ? "float" : tn, ">");
+  // The operand blocks, each made once: block (i, s) of A is read by the sn
+  // vertices of row i, block (s, j) of B by the sm vertices of column j.
+  std::vector<Tensor> aBlocks, bBlocks;
+  aBlocks.reserve(size_t{sm} * sk);
+  bBlocks.reserve(size_t{sn} * sk);
+  for (unsigned i = 0; i < sm; ++i) {
+    const size_t r0 = i * p.blockM, r1 = std::min(m, r0 + p.blockM);
+    for (unsigned s = 0; s < sk; ++s) {
+      const size_t k0 = s * p.blockK, k1 = std::min(k, k0 + p.blockK);
+      aBlocks.push_back(a.slice({r0, k0}, {r1, k1}).flatten());
+    }
+  }
+  for (unsigned j = 0; j < sn; ++j) {
+    const size_t c0 = j * p.blockN, c1 = std::min(n, c0 + p.blockN);
+    for (unsigned s = 0; s < sk; ++s) {
+      const size_t k0 = s * p.blockK, k1 = std::min(k, k0 + p.blockK);
+      bBlocks.push_back(b.slice({k0, c0}, {k1, c1}).flatten());
+    }
+  }
   for (unsigned i = 0; i < sm; ++i) {
     const size_t r0 = i * p.blockM, r1 = std::min(m, r0 + p.blockM);
     for (unsigned j = 0; j < sn; ++j) {
@@ -280,8 +301,8 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
         graph.setTileMapping(outBlock, tileOf(i, j, s));
         VertexRef v = graph.addVertex(
             cs, blockType,
-            {{"a", a.slice({r0, k0}, {r1, k1}).flatten()},
-             {"b", b.slice({k0, c0}, {k1, c1}).flatten()},
+            {{"a", aBlocks[size_t{i} * sk + s]},
+             {"b", bBlocks[size_t{j} * sk + s]},
              {"out", outBlock.flatten()}});
         graph.setInitialValue(v["rows"], r1 - r0);
         graph.setInitialValue(v["depth"], k1 - k0);

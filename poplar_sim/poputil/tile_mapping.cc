@@ -1,23 +1,33 @@
 #include "poplar_sim/poputil/tile_mapping.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace poplar_sim {
 namespace poputil {
 
-TileToTensorMapping calcLinearTileMapping(const Graph& graph,
-                                          size_t numElements,
-                                          unsigned minElementsPerTile,
-                                          unsigned grainSize) {
-  const unsigned numTiles = graph.getTarget().getNumTiles();
-  TileToTensorMapping m(numTiles);
-  if (numElements == 0) return m;
-  grainSize = std::max(1u, grainSize);
+namespace {
+
+// The number of tiles a linear mapping uses.
+size_t LinearMappingTiles(size_t numTiles, size_t numElements, unsigned minElementsPerTile,
+                          unsigned grainSize) {
   const size_t grains = (numElements + grainSize - 1) / grainSize;
   const size_t minGrains =
       std::max<size_t>(1, (minElementsPerTile + grainSize - 1) / grainSize);
   const size_t maxTiles = std::max<size_t>(1, grains / minGrains);
-  const size_t usedTiles = std::min<size_t>(numTiles, maxTiles);
+  return std::min<size_t>(numTiles, maxTiles);
+}
+
+// Calls f(tile, interval) for each chunk of a linear mapping, in element
+// order (the tiles from `offset` on, wrapping round).
+template <typename F>
+void ForEachLinearChunk(unsigned numTiles, size_t numElements, unsigned minElementsPerTile,
+                        unsigned grainSize, unsigned offset, F&& f) {
+  if (numElements == 0) return;
+  grainSize = std::max(1u, grainSize);
+  const size_t grains = (numElements + grainSize - 1) / grainSize;
+  const size_t usedTiles =
+      LinearMappingTiles(numTiles, numElements, minElementsPerTile, grainSize);
   const size_t perTile = grains / usedTiles, extra = grains % usedTiles;
   size_t grain = 0;
   for (size_t t = 0; t < usedTiles; ++t) {
@@ -25,17 +35,49 @@ TileToTensorMapping calcLinearTileMapping(const Graph& graph,
     const int64_t b = static_cast<int64_t>(grain * grainSize);
     const int64_t e = static_cast<int64_t>(
         std::min(numElements, (grain + n) * grainSize));
-    if (e > b) m[t].push_back(Interval{b, e});
+    if (e > b) f(static_cast<unsigned>((offset + t) % numTiles), Interval{b, e});
     grain += n;
   }
+}
+
+}  // namespace
+
+TileToTensorMapping calcLinearTileMapping(const Graph& graph,
+                                          size_t numElements,
+                                          unsigned minElementsPerTile,
+                                          unsigned grainSize,
+                                          unsigned offset) {
+  const unsigned numTiles = graph.getTarget().getNumTiles();
+  TileToTensorMapping m(numTiles);
+  ForEachLinearChunk(numTiles, numElements, minElementsPerTile, grainSize, offset,
+                     [&](unsigned tile, Interval iv) { m[tile].push_back(iv); });
   return m;
+}
+
+unsigned linearMappingOffset(const Graph& graph, const Tensor& t, size_t usedTiles) {
+  const size_t numTiles = graph.getTarget().getNumTiles();
+  if (!t.valid() || t.runs().empty() || usedTiles >= numTiles) return 0;
+  return static_cast<unsigned>((uint64_t{t.runs()[0].var} * usedTiles) % numTiles);
 }
 
 void mapTensorLinearly(Graph& graph, const Tensor& t,
                        unsigned minElementsPerTile, unsigned grainSize) {
-  graph.setTileMapping(
-      t, calcLinearTileMapping(graph, t.numElements(), minElementsPerTile,
-                               grainSize));
+  if (!t.valid()) {
+    graph.setTileMapping(t, TileToTensorMapping());  // records the tensor's error
+    return;
+  }
+  const unsigned numTiles = graph.getTarget().getNumTiles();
+  const size_t n = t.numElements();
+  const size_t usedTiles =
+      n == 0 ? 0 : LinearMappingTiles(numTiles, n, minElementsPerTile, std::max(1u, grainSize));
+  // Interval by interval, as Graph::setTileMapping(t, mapping) would, but
+  // without a per-tile table for a tensor that may use a handful of tiles.
+  const Tensor flat = t.flatten();
+  ForEachLinearChunk(numTiles, n, minElementsPerTile, grainSize,
+                     linearMappingOffset(graph, t, usedTiles),
+                     [&](unsigned tile, Interval iv) {
+                       graph.setTileMapping(flat.slice(iv.begin, iv.end), tile);
+                     });
 }
 
 void forEachTileInterval(const Graph& graph, const Tensor& t,

@@ -21,16 +21,28 @@ namespace poputil {
 
 // Per tile, the intervals of a linear mapping of `numElements` elements:
 // contiguous chunks of whole grains, at least `minElementsPerTile` per used
-// tile (0 = no minimum), spread as evenly as possible from tile 0.
+// tile (0 = no minimum), spread as evenly as possible over consecutive tiles
+// from tile `offset` (modulo the tile count: the chunks wrap round to tile 0).
 TileToTensorMapping calcLinearTileMapping(const Graph& graph,
                                           size_t numElements,
                                           unsigned minElementsPerTile = 0,
-                                          unsigned grainSize = 1);
+                                          unsigned grainSize = 1,
+                                          unsigned offset = 0);
 
-// Maps `t` (in row-major order) with calcLinearTileMapping.
+// Maps `t` (in row-major order) with calcLinearTileMapping. A tensor too
+// small to use every tile starts at linearMappingOffset(graph, t), not at
+// tile 0, so that many small tensors do not all pile onto the first tiles.
 void mapTensorLinearly(Graph& graph, const Tensor& t,
                        unsigned minElementsPerTile = 0,
                        unsigned grainSize = 1);
+
+// Where mapTensorLinearly starts a tensor that uses `usedTiles` tiles: tile
+// (v * usedTiles) mod the tile count, v the id of the variable holding t's
+// first element. The graph's first variable starts at tile 0, and tensors of
+// one size made one after another take the following tiles in turn, as if
+// each started where the previous one ended. It depends on nothing but the
+// tensor, so a graph built twice is mapped twice the same way.
+unsigned linearMappingOffset(const Graph& graph, const Tensor& t, size_t usedTiles);
 
 // Calls f(tile, interval) for each interval of t's flattened elements that
 // lives on one tile of `graph` (tiles of the graph, not global ids).

@@ -16,7 +16,9 @@ ComputeSet addPerTileVertices(Graph& graph, const PerTileVertices& spec,
     if (e <= b) return;
     std::vector<std::pair<std::string, Tensor>> conns;
     for (const auto& [name, t] : spec.fields) {
-      conns.emplace_back(name, t.slice(b, e, 0).flatten());
+      // A slice of a vector is already flat: no second view.
+      Tensor piece = t.slice(b, e, 0);
+      conns.emplace_back(name, piece.rank() == 1 ? std::move(piece) : piece.flatten());
     }
     VertexRef v = graph.addVertex(cs, spec.vertexType, conns);
     for (const auto& [name, value] : spec.params) {

@@ -1,0 +1,65 @@
+// ChunkedVector: an append-only array stored in fixed-size chunks.
+// Internal to poplar_sim.
+//
+// The graph's per-vertex tables grow to millions of entries one push at a
+// time. A std::vector doubles its buffer as it grows, so at its peak it
+// holds the old buffer, the new one (twice the size) and its unused tail:
+// up to three times the data. Here only the first chunk grows like a
+// vector (so a small graph stays small); every later chunk is reserved at
+// its full size and never moves, so a large array wastes at most one partly
+// filled chunk and never copies its elements.
+//
+//   ChunkedVector<int> v;
+//   v.push_back(3);
+//   v[0];  // 3
+#ifndef POPLAR_SIM_CHUNKED_VECTOR_H_
+#define POPLAR_SIM_CHUNKED_VECTOR_H_
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace poplar_sim {
+namespace internal {
+
+// kChunkBits: log2 of the elements per chunk.
+template <typename T, unsigned kChunkBits = 12>
+class ChunkedVector {
+ public:
+  static constexpr size_t kChunkSize = size_t{1} << kChunkBits;
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+  T& operator[](size_t i) { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
+  const T& operator[](size_t i) const {
+    return chunks_[i >> kChunkBits][i & (kChunkSize - 1)];
+  }
+  T& back() { return (*this)[size_ - 1]; }
+
+  void push_back(T value) {
+    if (chunks_.empty() || chunks_.back().size() == kChunkSize) {
+      chunks_.emplace_back();
+      if (chunks_.size() > 1) chunks_.back().reserve(kChunkSize);
+    }
+    chunks_.back().push_back(std::move(value));
+    ++size_;
+  }
+  // Removes the last elements, keeping the first `n`.
+  void truncate(size_t n) {
+    while (size_ > n) {
+      chunks_.back().pop_back();
+      if (chunks_.back().empty() && chunks_.size() > 1) chunks_.pop_back();
+      --size_;
+    }
+  }
+
+ private:
+  std::vector<std::vector<T>> chunks_;
+  size_t size_ = 0;
+};
+
+}  // namespace internal
+}  // namespace poplar_sim
+
+#endif  // POPLAR_SIM_CHUNKED_VECTOR_H_

@@ -1,0 +1,239 @@
+#include "poplar_sim/variable_liveness.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace poplar_sim {
+namespace internal {
+namespace {
+
+using Kind = program::ProgramNode::Kind;
+
+// What one step does to one variable.
+struct StepAccess {
+  bool read = false;
+  std::vector<std::pair<int64_t, int64_t>> written;  // element intervals
+};
+
+// Calls f(var, begin, end) for each contiguous piece of the runs' elements.
+template <typename F>
+void ForEachPiece(const ElementRun& r, F&& f) {
+  if (r.count <= 0) return;
+  if (r.count == 1 || r.stride == 1) {
+    f(r.var, r.start, r.start + r.count);
+  } else if (r.stride == -1) {
+    f(r.var, r.at(r.count - 1), r.start + 1);
+  } else {
+    for (int64_t k = 0; k < r.count; ++k) f(r.var, r.at(k), r.at(k) + 1);
+  }
+}
+
+class Analysis {
+ public:
+  explicit Analysis(const GraphState& g) : g_(g), state_(g.variables.size()) {}
+
+  void program(const program::ProgramNode& root, unsigned index) {
+    program_ = index;
+    walk(root, /*inControl=*/false);
+  }
+
+  VariableLifetimes finish() {
+    for (const auto& [handle, access] : g_.hostAccess) always(access.tensor);
+    VariableLifetimes out;
+    out.spans.resize(state_.size());
+    for (size_t v = 0; v < state_.size(); ++v) {
+      const State& s = state_[v];
+      if (!s.accessed || s.always || g_.variables[v].isConstant) continue;
+      out.spans[v] = VariableSpan{false, s.first, s.last};
+    }
+    return out;
+  }
+
+ private:
+  struct State {
+    bool accessed = false;
+    bool always = false;
+    unsigned program = 0;
+    uint32_t first = 0, last = 0;
+  };
+
+  void always(const Tensor& t) {
+    if (!t.valid()) return;
+    for (const ElementRun& r : t.runs()) {
+      if (r.var < state_.size()) state_[r.var].always = true;
+    }
+  }
+
+  void read(const Tensor& t) {
+    if (!t.valid()) return;
+    for (const ElementRun& r : t.runs()) {
+      if (r.count > 0 && r.var < state_.size()) step_[r.var].read = true;
+    }
+  }
+
+  void write(const Tensor& t) {
+    if (!t.valid()) return;
+    for (const ElementRun& r : t.runs()) {
+      if (r.var >= state_.size()) continue;
+      ForEachPiece(r, [&](uint32_t var, int64_t b, int64_t e) {
+        step_[var].written.emplace_back(b, e);
+      });
+    }
+  }
+
+  void computeSet(unsigned cs) {
+    if (cs >= g_.computeSets.size()) return;
+    const VertexStore& vs = g_.vertices;
+    for (unsigned v : g_.computeSets[cs].vertices) {
+      const VertexTypeInfo& type = vs.typeInfo(vs.typeId(v));
+      for (size_t fi = 0; fi < type.fields.size(); ++fi) {
+        const FieldDirection d = type.fields[fi].direction;
+        if (d == FieldDirection::PARAM) continue;
+        const ConnectionView c = vs.connection(v, fi);
+        if (!c.connected()) continue;
+        c.forEachRun([&](const ElementRun& r) {
+          if (r.var >= state_.size() || r.count <= 0) return;
+          if (d != FieldDirection::OUTPUT) step_[r.var].read = true;
+          if (d != FieldDirection::INPUT) {
+            ForEachPiece(r, [&](uint32_t var, int64_t b, int64_t e) {
+              step_[var].written.emplace_back(b, e);
+            });
+          }
+        });
+      }
+    }
+  }
+
+  // True if the intervals cover [0, n).
+  static bool Covers(std::vector<std::pair<int64_t, int64_t>>& iv, int64_t n) {
+    std::sort(iv.begin(), iv.end());
+    int64_t covered = 0;
+    for (const auto& [b, e] : iv) {
+      if (b > covered) return false;
+      covered = std::max(covered, e);
+    }
+    return covered >= n;
+  }
+
+  // Records the step just gathered in step_ at the next position.
+  void endStep(bool inControl) {
+    const uint32_t pos = position_++;
+    for (auto& [var, access] : step_) {
+      State& s = state_[var];
+      if (inControl) s.always = true;
+      if (!s.accessed) {
+        s.accessed = true;
+        s.program = program_;
+        s.first = s.last = pos;
+        if (access.read || !Covers(access.written, g_.variables[var].numElements)) {
+          s.always = true;
+        }
+      } else {
+        if (s.program != program_) s.always = true;
+        s.last = pos;
+      }
+    }
+    step_.clear();
+  }
+
+  void walk(const program::ProgramNode& n, bool inControl) {
+    switch (n.kind) {
+      case Kind::SEQUENCE:
+        for (const program::Program& c : n.children) walk(*c.node(), inControl);
+        return;
+      case Kind::EXECUTE:
+        if (n.cs.graphId == g_.id) computeSet(n.cs.id);
+        endStep(inControl);
+        return;
+      case Kind::COPY:
+        read(n.src);
+        write(n.dst);
+        endStep(inControl);
+        return;
+      case Kind::STREAM_TO_DEVICE:
+        always(n.dst);
+        return;
+      case Kind::STREAM_FROM_DEVICE:
+        always(n.src);
+        return;
+      case Kind::PRINT_TENSOR:
+        always(n.predicate);
+        return;
+      case Kind::REPEAT:
+      case Kind::REPEAT_WHILE_TRUE:
+      case Kind::REPEAT_WHILE_FALSE:
+      case Kind::IF:
+      case Kind::SWITCH:
+        if (n.kind != Kind::REPEAT) always(n.predicate);
+        for (const program::Program& c : n.children) walk(*c.node(), /*inControl=*/true);
+        return;
+      case Kind::SYNC:
+      case Kind::WRITE_UNDEF:
+        return;
+    }
+  }
+
+  const GraphState& g_;
+  std::vector<State> state_;
+  absl::flat_hash_map<uint32_t, StepAccess> step_;
+  unsigned program_ = 0;
+  uint32_t position_ = 0;
+};
+
+}  // namespace
+
+VariableLifetimes analyseVariableLifetimes(
+    const GraphState& g, const std::vector<const program::ProgramNode*>& programs) {
+  Analysis a(g);
+  for (unsigned i = 0; i < programs.size(); ++i) {
+    if (programs[i] != nullptr) a.program(*programs[i], i);
+  }
+  return a.finish();
+}
+
+std::vector<uint64_t> peakSharedVariableBytes(const GraphState& g, const VariableLifetimes& l,
+                                              unsigned numTiles) {
+  // A piece's bytes arrive on its tile at its variable's first step and
+  // leave after its last. Events are put in order by a counting sort on
+  // key = 2 * step + (1 if arriving): at one step, what leaves goes before
+  // what arrives (the two may share). No comparison sort: a 100k-node graph
+  // has millions of pieces.
+  struct Event {
+    unsigned tile;
+    int64_t delta;
+  };
+  std::vector<std::pair<uint64_t, Event>> keyed;
+  uint64_t maxKey = 0;
+  for (size_t v = 0; v < l.spans.size(); ++v) {
+    const VariableSpan& s = l.spans[v];
+    if (s.alwaysLive) continue;
+    const VariableRecord& r = g.variables[v];
+    const int64_t es = static_cast<int64_t>(typeSize(r.type));
+    for (const auto& [begin, endTile] : r.mapping.intervals()) {
+      const int64_t bytes = (endTile.first - begin) * es;
+      if (endTile.second >= numTiles || bytes == 0) continue;
+      const uint64_t arrive = 2 * uint64_t{s.first} + 1, leave = 2 * (uint64_t{s.last} + 1);
+      keyed.push_back({arrive, Event{endTile.second, bytes}});
+      keyed.push_back({leave, Event{endTile.second, -bytes}});
+      maxKey = std::max(maxKey, leave);
+    }
+  }
+  std::vector<uint32_t> offset(keyed.empty() ? 1 : maxKey + 2, 0);
+  for (const auto& [key, e] : keyed) ++offset[key + 1];
+  for (size_t k = 1; k < offset.size(); ++k) offset[k] += offset[k - 1];
+  std::vector<Event> events(keyed.size());
+  for (const auto& [key, e] : keyed) events[offset[key]++] = e;
+
+  std::vector<uint64_t> peak(numTiles, 0);
+  std::vector<int64_t> live(numTiles, 0);
+  for (const Event& e : events) {
+    live[e.tile] += e.delta;
+    peak[e.tile] = std::max<uint64_t>(peak[e.tile], static_cast<uint64_t>(live[e.tile]));
+  }
+  return peak;
+}
+
+}  // namespace internal
+}  // namespace poplar_sim

@@ -1,0 +1,225 @@
+#include "poplar_sim/vertex_store.h"
+
+#include <limits>
+#include <memory>
+
+#include "absl/hash/hash.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace poplar_sim {
+namespace internal {
+
+bool ConnectionView::connected() const {
+  return store_.slots_[slot_].state == VertexStore::kConnected;
+}
+
+Type ConnectionView::elementType() const { return store_.slots_[slot_].type; }
+
+size_t ConnectionView::numElements() const {
+  const VertexStore::FieldSlot& s = store_.slots_[slot_];
+  size_t n = 1;
+  for (uint16_t d = 0; d < s.rank; ++d) n *= store_.dims_[s.firstDim + d];
+  return n;
+}
+
+std::vector<size_t> ConnectionView::shape() const {
+  const VertexStore::FieldSlot& s = store_.slots_[slot_];
+  std::vector<size_t> out(s.rank);
+  for (uint16_t d = 0; d < s.rank; ++d) out[d] = store_.dims_[s.firstDim + d];
+  return out;
+}
+
+std::string ConnectionView::shapeToString() const {
+  return poplar_sim::shapeToString(shape());
+}
+
+const std::string& ConnectionView::debugName() const {
+  return store_.names_[store_.slots_[slot_].name];
+}
+
+bool ConnectionView::containsAliases() const { return store_.slots_[slot_].aliases; }
+
+std::vector<ElementRun> ConnectionView::runs() const {
+  std::vector<ElementRun> out;
+  forEachRun([&](const ElementRun& r) { out.push_back(r); });
+  return out;
+}
+
+size_t VertexStore::RunRangeHash::operator()(RunRange r) const {
+  const uint32_t first = static_cast<uint32_t>(r >> 32), n = static_cast<uint32_t>(r);
+  size_t h = absl::HashOf(n);
+  for (uint32_t i = first; i < first + n; ++i) {
+    const RunPattern& p = store->runs_[i];
+    h = absl::HashOf(h, p.start, p.count, p.stride, p.delta, p.var, p.repeat);
+  }
+  return h;
+}
+
+bool VertexStore::RunRangeEq::operator()(RunRange a, RunRange b) const {
+  const uint32_t n = static_cast<uint32_t>(a);
+  if (n != static_cast<uint32_t>(b)) return false;
+  const uint32_t fa = static_cast<uint32_t>(a >> 32), fb = static_cast<uint32_t>(b >> 32);
+  for (uint32_t i = 0; i < n; ++i) {
+    const RunPattern& p = store->runs_[fa + i];
+    const RunPattern& q = store->runs_[fb + i];
+    if (p.start != q.start || p.count != q.count || p.stride != q.stride ||
+        p.delta != q.delta || p.var != q.var || p.repeat != q.repeat) {
+      return false;
+    }
+  }
+  return true;
+}
+
+uint32_t VertexStore::internType(const std::string& name) {
+  if (!types_.empty() && types_[lastType_].name == name) return lastType_;
+  auto [it, inserted] = typeIds_.emplace(name, static_cast<uint32_t>(types_.size()));
+  if (inserted) {
+    VertexTypeInfo info;
+    info.name = name;
+    if (const VertexFactory* factory = VertexRegistry::global().find(name)) {
+      info.registered = true;
+      // One instance tells the field list; every instance has the same.
+      std::unique_ptr<Vertex> instance = (*factory)();
+      for (const FieldBase* f : instance->fields()) {
+        info.fields.push_back(
+            VertexFieldInfo{f->name(), f->direction(), f->type(), f->isVector()});
+      }
+    }
+    types_.push_back(std::move(info));
+  }
+  lastType_ = it->second;
+  return it->second;
+}
+
+uint32_t VertexStore::internName(const std::string& name) {
+  auto [it, inserted] = nameIds_.emplace(name, static_cast<uint32_t>(names_.size()));
+  if (inserted) names_.push_back(name);
+  return it->second;
+}
+
+uint32_t VertexStore::addVertex(const std::string& typeName, unsigned computeSet) {
+  VertexEntry e;
+  e.type = internType(typeName);
+  e.computeSet = computeSet;
+  e.firstSlot = static_cast<uint32_t>(slots_.size());
+  for (size_t i = 0; i < types_[e.type].fields.size(); ++i) slots_.push_back(FieldSlot{});
+  const uint32_t id = static_cast<uint32_t>(vertices_.size());
+  vertices_.push_back(e);
+  return id;
+}
+
+int VertexStore::fieldIndex(uint32_t v, const std::string& field) const {
+  const std::vector<VertexFieldInfo>& fields = types_[vertices_[v].type].fields;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].name == field) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void VertexStore::connect(uint32_t v, const std::string& field, const Tensor& t) {
+  const int i = fieldIndex(v, field);
+  if (i < 0) {
+    badNames_.push_back(BadName{v, false, field});
+    return;
+  }
+  if (types_[vertices_[v].type].fields[i].direction == FieldDirection::PARAM) return;
+  FieldSlot s;
+  s.state = kConnected;
+  s.type = t.elementType();
+  s.aliases = t.containsAliases();
+  s.name = internName(t.getDebugName());
+  s.firstDim = static_cast<uint32_t>(dims_.size());
+  s.rank = static_cast<uint16_t>(t.rank());
+  for (size_t d : t.shape()) dims_.push_back(d);
+  s.u.runs.firstRun = static_cast<uint32_t>(runs_.size());
+  // Appends each run to the connection's last pattern when it continues it
+  // (same variable, length and stride, the same step from the run before).
+  uint32_t n = 0;
+  for (const ElementRun& r : t.runs()) {
+    if (n > 0) {
+      RunPattern& p = runs_.back();
+      if (p.var == r.var && p.count == r.count && p.stride == r.stride &&
+          p.repeat < std::numeric_limits<uint32_t>::max() &&
+          (p.repeat == 1 || r.start == p.start + p.repeat * p.delta)) {
+        if (p.repeat == 1) p.delta = r.start - p.start;
+        ++p.repeat;
+        continue;
+      }
+    }
+    runs_.push_back(RunPattern{r.start, r.count, r.stride, 0, r.var, 1});
+    ++n;
+  }
+  s.u.runs.numRuns = n;
+  // Share an equal range appended before, if any.
+  const RunRange range = (RunRange{s.u.runs.firstRun} << 32) | n;
+  auto [it, inserted] = runRanges_.insert(range);
+  if (!inserted) {
+    runs_.truncate(s.u.runs.firstRun);
+    s.u.runs.firstRun = static_cast<uint32_t>(*it >> 32);
+  }
+  slots_[vertices_[v].firstSlot + i] = s;
+}
+
+void VertexStore::setParam(uint32_t v, const std::string& field, double value) {
+  const int i = fieldIndex(v, field);
+  if (i < 0 || types_[vertices_[v].type].fields[i].direction != FieldDirection::PARAM) {
+    badNames_.push_back(BadName{v, true, field});
+    return;
+  }
+  FieldSlot& s = slots_[vertices_[v].firstSlot + i];
+  s.state = kParamSet;
+  s.u.param = value;
+}
+
+std::optional<uint64_t> VertexStore::perfEstimate(uint32_t v) const {
+  auto it = perfEstimates_.find(v);
+  if (it == perfEstimates_.end()) return std::nullopt;
+  return it->second;
+}
+
+ConnectionView VertexStore::connection(uint32_t v, size_t field) const {
+  return ConnectionView(*this, vertices_[v].firstSlot + field);
+}
+
+std::optional<double> VertexStore::param(uint32_t v, size_t field) const {
+  const FieldSlot& s = slots_[vertices_[v].firstSlot + field];
+  if (s.state != kParamSet) return std::nullopt;
+  return s.u.param;
+}
+
+absl::Status VertexStore::checkFieldNames(
+    uint32_t v, absl::FunctionRef<std::string()> describe) const {
+  const BadName* connection = nullptr;
+  const BadName* param = nullptr;
+  for (const BadName& b : badNames_) {
+    if (b.vertex != v) continue;
+    const BadName*& first = b.isParam ? param : connection;
+    if (first == nullptr || b.name < first->name) first = &b;
+  }
+  if (connection != nullptr) {
+    std::vector<std::string> names;
+    for (const VertexFieldInfo& f : types_[vertices_[v].type].fields) names.push_back(f.name);
+    return absl::InvalidArgumentError(absl::StrCat(describe(), " has no field '",
+                                                   connection->name, "'; its fields are: ",
+                                                   absl::StrJoin(names, ", ")));
+  }
+  if (param != nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(describe(), ": setInitialValue on '", param->name,
+                     "', which is not a Param field of the vertex type"));
+  }
+  return absl::OkStatus();
+}
+
+size_t VertexStore::hostBytes() const {
+  size_t names = 0;
+  for (const std::string& n : names_) names += sizeof(n) + n.capacity();
+  return vertices_.size() * sizeof(VertexEntry) + slots_.size() * sizeof(FieldSlot) +
+         runs_.size() * sizeof(RunPattern) + dims_.size() * sizeof(size_t) + names +
+         runRanges_.capacity() * (sizeof(RunRange) + 1) + badNames_.size() * sizeof(BadName) +
+         perfEstimates_.size() * (sizeof(uint32_t) + sizeof(uint64_t));
+}
+
+}  // namespace internal
+}  // namespace poplar_sim

@@ -1,0 +1,233 @@
+// VertexStore: the vertices of a graph, stored compactly. Internal to
+// poplar_sim: Graph writes it, the engine and the cost model read it.
+//
+// A library adds one vertex per tile and operation, so a graph on 16 IPUs
+// holds tens of thousands of vertices; each must cost the host bytes per
+// field, not a map of tensors with a run list each (about 2 KB for a
+// matmul block vertex before this store, about 230 bytes now). So:
+//  - a vertex type is resolved once per graph: its name is interned to an
+//    id and its field list (names, directions, element types) read from
+//    one instance of the registered class;
+//  - a vertex is its type id, compute set and tile, plus one FieldSlot per
+//    field of its type, in the type's field order (Graph's calls name a
+//    field; it is looked up once, in the type's short field list);
+//  - a connection keeps what the engine needs of the tensor, not the
+//    tensor: its element runs, appended to one arena for the whole graph
+//    with each arithmetic sequence of equal runs stored as one RunPattern
+//    (the rows of a block of a matrix are one pattern, however many rows);
+//    connections with the same runs share them (the vertices of a matmul
+//    that read the same block of an operand), found by a hash set of the
+//    arena's ranges; then its shape (another arena), element type and
+//    interned debug name;
+//  - a Param's value sits in its slot; per-vertex cycle estimates, rare,
+//    in a side table.
+// Names that are not fields of the vertex's type are kept aside, so that
+// the engine reports them as it always has, when the graph is compiled.
+//
+//   VertexStore s;
+//   uint32_t v = s.addVertex("test::AddVectors", /*computeSet=*/0);
+//   s.connect(v, "a", x);
+//   s.setTile(v, 3);
+//   s.connection(v, 0).forEachRun([](const ElementRun& r) { ... });
+#ifndef POPLAR_SIM_VERTEX_STORE_H_
+#define POPLAR_SIM_VERTEX_STORE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "poplar_sim/chunked_vector.h"
+#include "poplar_sim/tensor.h"
+#include "poplar_sim/tile_mapping.h"
+#include "poplar_sim/type.h"
+#include "poplar_sim/vertex.h"
+
+namespace poplar_sim {
+namespace internal {
+
+// A field of a vertex type, as its class declares it.
+struct VertexFieldInfo {
+  std::string name;
+  FieldDirection direction = FieldDirection::INPUT;
+  Type type = Type::FLOAT;
+  bool isVector = false;
+};
+
+// A vertex type as a graph uses it.
+struct VertexTypeInfo {
+  std::string name;
+  bool registered = false;  // false: unknown to the VertexRegistry
+  std::vector<VertexFieldInfo> fields;
+};
+
+// `repeat` runs of `count` elements `stride` apart, the k-th starting at
+// element start + k * delta of variable `var`.
+struct RunPattern {
+  int64_t start = 0;
+  int64_t count = 0;
+  int64_t stride = 1;
+  int64_t delta = 0;
+  uint32_t var = 0;
+  uint32_t repeat = 1;
+};
+
+class VertexStore;
+
+// A read-only view of the tensor connected to one field of a vertex.
+class ConnectionView {
+ public:
+  bool connected() const;
+  Type elementType() const;
+  size_t numElements() const;
+  std::vector<size_t> shape() const;
+  std::string shapeToString() const;
+  const std::string& debugName() const;
+  // Tensor::containsAliases of the connected tensor.
+  bool containsAliases() const;
+  // Calls f(run) for the tensor's ElementRuns, in order: exactly
+  // Tensor::runs() of the connected tensor.
+  template <typename F>
+  void forEachRun(F&& f) const;
+  // The runs, materialised.
+  std::vector<ElementRun> runs() const;
+
+ private:
+  friend class VertexStore;
+  ConnectionView(const VertexStore& s, size_t slot) : store_(s), slot_(slot) {}
+  const VertexStore& store_;
+  size_t slot_;
+};
+
+class VertexStore {
+ public:
+  VertexStore() = default;
+  // The run-range set's hash and equality point at this store.
+  VertexStore(const VertexStore&) = delete;
+  VertexStore& operator=(const VertexStore&) = delete;
+
+  // A new vertex of type `typeName` (which may be unknown: see
+  // typeInfo().registered) in compute set `computeSet`; returns its id.
+  uint32_t addVertex(const std::string& typeName, unsigned computeSet);
+  // Connects field `field` of vertex `v` to `t` (a valid tensor), replacing
+  // an earlier connection. A Param field ignores connections.
+  void connect(uint32_t v, const std::string& field, const Tensor& t);
+  void setParam(uint32_t v, const std::string& field, double value);
+  void setTile(uint32_t v, unsigned globalTile) { vertices_[v].tile = globalTile; }
+  void setPerfEstimate(uint32_t v, uint64_t cycles) { perfEstimates_[v] = cycles; }
+
+  size_t size() const { return vertices_.size(); }
+  uint32_t typeId(uint32_t v) const { return vertices_[v].type; }
+  const VertexTypeInfo& typeInfo(uint32_t typeId) const { return types_[typeId]; }
+  size_t numTypes() const { return types_.size(); }
+  unsigned computeSet(uint32_t v) const { return vertices_[v].computeSet; }
+  // Global tile, or TileMapping::kUnmapped.
+  unsigned tile(uint32_t v) const { return vertices_[v].tile; }
+  std::optional<uint64_t> perfEstimate(uint32_t v) const;
+  // Field `field` (an index into the type's fields) of vertex `v`.
+  ConnectionView connection(uint32_t v, size_t field) const;
+  // nullopt if the Param field has not been set.
+  std::optional<double> param(uint32_t v, size_t field) const;
+  // The error for names given to vertex `v` that its type lacks: the first
+  // (by name) connected name that is no field, else the first (by name)
+  // initial value on a name that is no Param field. `describe` names the
+  // vertex (called only on error). OK if there is none.
+  absl::Status checkFieldNames(uint32_t v,
+                               absl::FunctionRef<std::string()> describe) const;
+
+  // Entries in the run arena (each an arithmetic sequence of runs).
+  size_t numRunPatterns() const { return runs_.size(); }
+  // Host bytes of the vertices, slots, arenas (without their spare
+  // capacity) and the run-range set.
+  size_t hostBytes() const;
+
+ private:
+  friend class ConnectionView;
+  enum : uint8_t { kEmpty = 0, kConnected = 1, kParamSet = 2 };
+
+  struct VertexEntry {
+    uint32_t type = 0;
+    uint32_t computeSet = 0;
+    uint32_t tile = TileMapping::kUnmapped;
+    uint32_t firstSlot = 0;  // into slots_; one slot per field of the type
+  };
+  // A connection (runs_[firstRun, firstRun + numRuns), dims_[firstDim,
+  // firstDim + rank)) or a Param's value.
+  struct FieldSlot {
+    union {
+      struct {
+        uint32_t firstRun;
+        uint32_t numRuns;
+      } runs;
+      double param;
+    } u = {{0, 0}};
+    uint32_t firstDim = 0;
+    uint32_t name = 0;  // into names_
+    uint16_t rank = 0;
+    uint8_t state = kEmpty;
+    Type type = Type::FLOAT;
+    bool aliases = false;
+  };
+  // A name given to a vertex that is not a field (or not a Param field) of
+  // its type.
+  struct BadName {
+    uint32_t vertex;
+    bool isParam;
+    std::string name;
+  };
+
+  // A range of runs_: first << 32 | number of patterns.
+  using RunRange = uint64_t;
+  struct RunRangeHash {
+    const VertexStore* store;
+    size_t operator()(RunRange r) const;
+  };
+  struct RunRangeEq {
+    const VertexStore* store;
+    bool operator()(RunRange a, RunRange b) const;
+  };
+
+  uint32_t internType(const std::string& name);
+  uint32_t internName(const std::string& name);
+  // Index of `field` in the type of `v`, or -1.
+  int fieldIndex(uint32_t v, const std::string& field) const;
+
+  std::vector<VertexTypeInfo> types_;
+  absl::flat_hash_map<std::string, uint32_t> typeIds_;
+  uint32_t lastType_ = 0;  // addVertex usually repeats the last type
+  std::vector<std::string> names_;
+  absl::flat_hash_map<std::string, uint32_t> nameIds_;
+  ChunkedVector<VertexEntry> vertices_;
+  ChunkedVector<FieldSlot> slots_;
+  // Re-connecting a field leaves its old runs and dims unused here: rare,
+  // and cheaper than compacting.
+  ChunkedVector<RunPattern> runs_;
+  absl::flat_hash_set<RunRange, RunRangeHash, RunRangeEq> runRanges_{
+      0, RunRangeHash{this}, RunRangeEq{this}};
+  ChunkedVector<size_t> dims_;
+  absl::flat_hash_map<uint32_t, uint64_t> perfEstimates_;
+  std::vector<BadName> badNames_;
+};
+
+template <typename F>
+void ConnectionView::forEachRun(F&& f) const {
+  const VertexStore::FieldSlot& s = store_.slots_[slot_];
+  if (s.state != VertexStore::kConnected) return;
+  for (uint32_t i = 0; i < s.u.runs.numRuns; ++i) {
+    const RunPattern& p = store_.runs_[s.u.runs.firstRun + i];
+    for (uint32_t k = 0; k < p.repeat; ++k) {
+      f(ElementRun{p.var, p.start + static_cast<int64_t>(k) * p.delta, p.count,
+                   p.stride});
+    }
+  }
+}
+
+}  // namespace internal
+}  // namespace poplar_sim
+
+#endif  // POPLAR_SIM_VERTEX_STORE_H_
