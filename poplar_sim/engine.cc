@@ -231,6 +231,11 @@ uint64_t Engine::getId() const { return impl_->id; }
 unsigned Engine::getNumPrograms() const {
   return static_cast<unsigned>(impl_->roots.size());
 }
+
+void Engine::setHostThreads(HostThreads* threads) {
+  impl_->hostThreads = threads;
+}
+
 const Target& Engine::getTarget() const { return impl_->target; }
 const RunStats& Engine::getLastRunStats() const { return impl_->last; }
 const RunStats& Engine::getCumulativeStats() const { return impl_->cumulative; }

@@ -36,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "poplar_sim/device.h"
 #include "poplar_sim/graph.h"
+#include "poplar_sim/host_threads.h"
 #include "poplar_sim/option_flags.h"
 #include "poplar_sim/profile.h"
 #include "poplar_sim/program.h"
@@ -91,6 +92,10 @@ class Engine {
 
   // Where PrintTensor writes (default std::cout).
   void setPrintStream(std::ostream* os);
+  // Host threads that runs may use for large compute sets (not owned; must
+  // outlive the runs that use it; nullptr, the default: the caller's thread
+  // only). Results and simulated costs are the same either way.
+  void setHostThreads(HostThreads* threads);
 
   uint64_t getId() const;
   unsigned getNumPrograms() const;

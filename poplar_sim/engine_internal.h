@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "poplar_sim/device.h"
 #include "poplar_sim/graph_state.h"
+#include "poplar_sim/host_threads.h"
 #include "poplar_sim/option_flags.h"
 #include "poplar_sim/profile.h"
 #include "poplar_sim/program.h"
@@ -59,6 +60,7 @@ struct EngineImpl {
   RunStats last;
   RunStats cumulative;
   std::ostream* printStream = nullptr;
+  HostThreads* hostThreads = nullptr;  // not owned
   std::vector<std::vector<unsigned>> computeSetIPUs_;  // per compute set
 
   // engine_compile.cc

@@ -51,6 +51,7 @@ class EngineContext : public ExecutionContext {
   void* contiguousData(const Tensor& t) override { return e_.contiguous(t); }
   void read(const Tensor& t, void* dst) override { e_.gather(t, dst); }
   void write(const Tensor& t, const void* src) override { e_.scatter(t, src); }
+  HostThreads* hostThreads() override { return e_.hostThreads; }
 
  private:
   EngineImpl& e_;

@@ -466,7 +466,7 @@ absl::StatusOr<Tensor> CompiledCluster::ConnectOutfeed(int k) {
 
 absl::StatusOr<ClusterRunStats> CompiledCluster::Run(
     poplar_sim::Device& device, const std::vector<Tensor>& inputs,
-    std::vector<Tensor>* outputs) {
+    std::vector<Tensor>* outputs, poplar_sim::HostThreads* host_threads) {
   if (inputs.size() != ir_.args.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cluster ", ir_.name, " takes ", ir_.args.size(), " input(s), got ",
@@ -503,7 +503,11 @@ absl::StatusOr<ClusterRunStats> CompiledCluster::Run(
     stats.engine_switched = loaded != 0;
     stats.load = engine_->getLoadCost();
   }
-  RETURN_IF_ERROR(engine_->run(0, ir_.name));
+  // The threads are the caller's for this run only.
+  engine_->setHostThreads(host_threads);
+  absl::Status ran = engine_->run(0, ir_.name);
+  engine_->setHostThreads(nullptr);
+  RETURN_IF_ERROR(ran);
   stats.run = engine_->getLastRunStats();
   return stats;
 }

@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "poplar_sim/device.h"
 #include "poplar_sim/engine.h"
+#include "poplar_sim/host_threads.h"
 #include "poplar_sim/target.h"
 #include "tensorflow_ipu/compiler/cluster_ir.h"
 #include "tensorflow_ipu/core/tensor.h"
@@ -90,10 +91,12 @@ class CompiledCluster {
   // Streams `inputs` (in argument order, with the IR's dtypes and shapes) to
   // the device, loads the engine if another one is on the device, runs it,
   // and fills `outputs` (in result order). Not thread-safe for one device:
-  // callers serialise runs per device.
+  // callers serialise runs per device. The engine may use `host_threads`
+  // during this run (nullptr: the calling thread only).
   absl::StatusOr<ClusterRunStats> Run(poplar_sim::Device& device,
                                       const std::vector<Tensor>& inputs,
-                                      std::vector<Tensor>* outputs);
+                                      std::vector<Tensor>* outputs,
+                                      poplar_sim::HostThreads* host_threads = nullptr);
 
  private:
   friend absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(

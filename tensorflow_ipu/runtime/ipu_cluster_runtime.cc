@@ -72,7 +72,8 @@ absl::StatusOr<compiler::CompiledCluster*> IpuClusterRuntime::GetOrCompile(
 }
 
 absl::Status IpuClusterRuntime::Run(const std::vector<Tensor>& inputs,
-                                    Tensor* packed) {
+                                    Tensor* packed,
+                                    poplar_sim::HostThreads* host_threads) {
   ASSIGN_OR_RETURN(poplar_sim::Device device,
                    ipu::IpuSystem::Get().GetDevice(ipu_ordinal_));
   bool compiled_now = false;
@@ -112,7 +113,7 @@ absl::Status IpuClusterRuntime::Run(const std::vector<Tensor>& inputs,
       ASSIGN_OR_RETURN(Tensor records, compiled->ConnectOutfeed(k));
       outfeed_records.push_back(std::move(records));
     }
-    ASSIGN_OR_RETURN(stats, compiled->Run(device, inputs, &outputs));
+    ASSIGN_OR_RETURN(stats, compiled->Run(device, inputs, &outputs, host_threads));
     residency->FinishRun();
     std::map<std::string, std::vector<Tensor>> by_feed;
     for (int k = 0; k < static_cast<int>(outfeed_records.size()); ++k) {
