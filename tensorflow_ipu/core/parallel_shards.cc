@@ -4,7 +4,7 @@
 #include <atomic>
 #include <memory>
 
-#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -15,20 +15,17 @@ struct ShardState {
   explicit ShardState(int n) : num_shards(n) {}
   const int num_shards;
   std::atomic<int> next{0};
-  absl::Mutex mu;
-  int finished ABSL_GUARDED_BY(mu) = 0;
-
-  static bool AllFinished(ShardState* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu) {
-    return s->finished == s->num_shards;
-  }
+  std::atomic<int> finished{0};
+  absl::Notification all_finished;  // by whoever finishes the last shard
 
   // Runs unclaimed shards until none is left. `fn` is only called for a
   // claimed shard, and RunShards waits for those, so it is still alive.
   void RunClaimed(const std::function<void(int)>* fn) {
     for (int i = next.fetch_add(1); i < num_shards; i = next.fetch_add(1)) {
       (*fn)(i);
-      absl::MutexLock lock(&mu);
-      ++finished;
+      if (finished.fetch_add(1, std::memory_order_acq_rel) + 1 == num_shards) {
+        all_finished.Notify();
+      }
     }
   }
 };
@@ -49,8 +46,7 @@ void RunShards(const Eigen::ThreadPoolDevice& device, int num_shards,
     device.enqueueNoNotification([state, f] { state->RunClaimed(f); });
   }
   state->RunClaimed(f);
-  absl::MutexLock lock(&state->mu);
-  state->mu.Await(absl::Condition(&ShardState::AllFinished, state.get()));
+  state->all_finished.WaitForNotification();
 }
 
 }  // namespace tensorflow_ipu
