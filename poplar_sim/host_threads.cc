@@ -16,17 +16,25 @@ void SpawnedHostThreads::parallelFor(unsigned n,
 }
 
 void parallelRanges(HostThreads* threads, size_t extent,
-                    const std::function<void(size_t, size_t)>& fn) {
+                    const std::function<void(size_t, size_t)>& fn,
+                    size_t grain) {
+  grain = std::max<size_t>(1, grain);
+  const size_t grains = extent / grain;  // whole grains; the rest joins the last range
   const size_t shards =
       threads == nullptr
           ? 1
-          : std::max<size_t>(1, std::min<size_t>(threads->numThreads(), extent));
+          : std::max<size_t>(1, std::min<size_t>(threads->numThreads(), grains));
   if (shards <= 1) {
     fn(0, extent);
     return;
   }
+  // The multiple of `grain` nearest to an even split.
+  auto boundary = [&](size_t s) {
+    return s == shards ? extent
+                       : (extent * s + shards * grain / 2) / (shards * grain) * grain;
+  };
   threads->parallelFor(static_cast<unsigned>(shards), [&](unsigned s) {
-    fn(extent * s / shards, extent * (s + 1) / shards);
+    fn(boundary(s), boundary(s + 1));
   });
 }
 

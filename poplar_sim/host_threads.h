@@ -43,11 +43,13 @@ class SpawnedHostThreads : public HostThreads {
   unsigned numThreads_;
 };
 
-// Splits [0, extent) into at most `threads` contiguous ranges of nearly
-// equal size and calls fn(begin, end) for each through `threads` (serially
-// when it is null or has one thread).
+// Splits [0, extent) into at most `threads` contiguous ranges whose
+// boundaries are the multiples of `grain` nearest to an even split, and calls
+// fn(begin, end) for each through `threads` (one call, on the caller, when
+// `threads` is null or has one thread, or extent < 2 * grain).
 void parallelRanges(HostThreads* threads, size_t extent,
-                    const std::function<void(size_t, size_t)>& fn);
+                    const std::function<void(size_t, size_t)>& fn,
+                    size_t grain = 1);
 
 }  // namespace poplar_sim
 

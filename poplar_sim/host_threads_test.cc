@@ -1,5 +1,6 @@
 #include "poplar_sim/host_threads.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <set>
@@ -33,13 +34,17 @@ TEST(SpawnedHostThreadsTest, ZeroThreadsMeansOne) {
   EXPECT_EQ(SpawnedHostThreads(0).numThreads(), 1u);
 }
 
-std::vector<std::pair<size_t, size_t>> Ranges(HostThreads* threads, size_t extent) {
+std::vector<std::pair<size_t, size_t>> Ranges(HostThreads* threads, size_t extent,
+                                              size_t grain = 1) {
   std::mutex mu;
   std::vector<std::pair<size_t, size_t>> out;
-  parallelRanges(threads, extent, [&](size_t b, size_t e) {
-    std::lock_guard<std::mutex> lock(mu);
-    out.emplace_back(b, e);
-  });
+  parallelRanges(
+      threads, extent,
+      [&](size_t b, size_t e) {
+        std::lock_guard<std::mutex> lock(mu);
+        out.emplace_back(b, e);
+      },
+      grain);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -48,9 +53,20 @@ TEST(ParallelRangesTest, SplitsIntoNearlyEqualContiguousRanges) {
   SpawnedHostThreads two(2), four(4);
   using R = std::vector<std::pair<size_t, size_t>>;
   EXPECT_EQ(Ranges(&two, 10), (R{{0, 5}, {5, 10}}));
-  EXPECT_EQ(Ranges(&four, 10), (R{{0, 2}, {2, 5}, {5, 7}, {7, 10}}));
+  EXPECT_EQ(Ranges(&four, 10), (R{{0, 3}, {3, 5}, {5, 8}, {8, 10}}));
   // Never more ranges than elements, never an empty one.
   EXPECT_EQ(Ranges(&four, 3), (R{{0, 1}, {1, 2}, {2, 3}}));
+}
+
+TEST(ParallelRangesTest, BoundariesAreMultiplesOfTheGrain) {
+  SpawnedHostThreads two(2), three(3);
+  using R = std::vector<std::pair<size_t, size_t>>;
+  EXPECT_EQ(Ranges(&two, 130, 48), (R{{0, 48}, {48, 130}}));
+  EXPECT_EQ(Ranges(&two, 784, 48), (R{{0, 384}, {384, 784}}));
+  EXPECT_EQ(Ranges(&two, 256, 48), (R{{0, 144}, {144, 256}}));
+  EXPECT_EQ(Ranges(&three, 200, 48), (R{{0, 48}, {48, 144}, {144, 200}}));
+  // Less than two grains: not split.
+  EXPECT_EQ(Ranges(&two, 95, 48), (R{{0, 95}}));
 }
 
 TEST(ParallelRangesTest, WithoutThreadsRunsOneRangeOnTheCaller) {

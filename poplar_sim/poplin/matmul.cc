@@ -165,6 +165,13 @@ void WithFloatMatrices(ExecutionContext& ctx, const FloatOperand& a, const Float
 // host threads (a hand-off costs a few microseconds; 2M multiply-adds take
 // about 20).
 constexpr size_t kHostSplitMacs = size_t{2} << 20;
+// Split boundaries are multiples of this. Eigen's product kernels handle
+// the output in register blocks counted from the start of the product (at
+// most 3 AVX-512 float vectors, 48), and blocks of different widths add up
+// their terms in different orders; aligned pieces keep every element on
+// the kernel it has in the whole product, so the values are bit-identical
+// however many threads run.
+constexpr size_t kHostSplitGrain = 48;
 
 // A half tensor as a float row-major matrix.
 RowMajor HalfAsFloat(ExecutionContext& ctx, const Tensor& t, size_t rows, size_t cols) {
@@ -313,14 +320,17 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
         // Large products split over the host threads by output rows, or
         // by columns when the output is wider than tall.
         const bool byRows = m >= n;
-        parallelRanges(ctx.hostThreads(), byRows ? m : n, [&](size_t b, size_t e) {
-          const Eigen::Index first = Eigen::Index(b), count = Eigen::Index(e - b);
-          if (byRows) {
-            cm.middleRows(first, count).noalias() = am.middleRows(first, count) * bm;
-          } else {
-            cm.middleCols(first, count).noalias() = am * bm.middleCols(first, count);
-          }
-        });
+        parallelRanges(
+            ctx.hostThreads(), byRows ? m : n,
+            [&](size_t b, size_t e) {
+              const Eigen::Index first = Eigen::Index(b), count = Eigen::Index(e - b);
+              if (byRows) {
+                cm.middleRows(first, count).noalias() = am.middleRows(first, count) * bm;
+              } else {
+                cm.middleCols(first, count).noalias() = am * bm.middleCols(first, count);
+              }
+            },
+            kHostSplitGrain);
       });
       return absl::OkStatus();
     });

@@ -19,6 +19,13 @@ using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajo
 // waking a thread costs a few microseconds, a 2M multiply-add product about
 // 20 (the MLP's 32x784x256 layer is 6.4M).
 constexpr int64_t kSplitFlops = 2 * 1024 * 1024;
+// Shard boundaries are multiples of this. Eigen's product kernels handle
+// the output in register blocks counted from the start of the product (at
+// most 3 AVX-512 float vectors, 48), and blocks of different widths add up
+// their terms in different orders; aligned shards keep every element on the
+// kernel it has in the whole product, so results are bit-identical for any
+// number of threads.
+constexpr int64_t kSplitGrain = 48;
 // From this many the kernel is worth scheduling as its own pool task, beside
 // other work of the step (below it the executor runs it inline).
 constexpr int64_t kExpensiveFlops = 16 * 1024 * 1024;
@@ -53,10 +60,21 @@ void Product(OpKernelContext* ctx, const Tensor& a, const Tensor& b, bool ta, bo
     return;
   }
   const bool by_rows = m >= n;
+  const Index grains = (by_rows ? m : n) / kSplitGrain;  // whole ones
+  const Index shards = std::min<Index>(threads, grains);
+  if (shards < 2) {
+    block(0, m, 0, n);
+    return;
+  }
+  // The multiple of the grain nearest to an even split.
   const Index extent = by_rows ? m : n;
-  const Index shards = std::min<Index>(threads, extent);
+  auto boundary = [&](Index s) {
+    return s == shards ? extent
+                       : (extent * s + shards * kSplitGrain / 2) / (shards * kSplitGrain) *
+                             kSplitGrain;
+  };
   RunShards(device, static_cast<int>(shards), [&](int s) {
-    const Index begin = extent * s / shards, end = extent * (s + 1) / shards;
+    const Index begin = boundary(s), end = boundary(s + 1);
     if (by_rows) {
       block(begin, end - begin, 0, n);
     } else {
