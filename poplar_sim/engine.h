@@ -34,6 +34,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "poplar_sim/device.h"
 #include "poplar_sim/graph.h"
 #include "poplar_sim/host_threads.h"
@@ -82,6 +83,13 @@ class Engine {
   // read (device-to-host).
   absl::Status connectStreamToCallback(const std::string& handle,
                                        std::function<void(void*)> callback);
+  // Host-to-device only: separate host buffers of one record each, consumed
+  // one per copy in order, wrapping around; each must hold exactly one
+  // record. The engine reads them in place (a simulator extension: Poplar
+  // would need them packed into one buffer, a copy the simulator can skip).
+  // They must stay valid and unchanged while runs use them.
+  absl::Status connectStreamToRecords(const std::string& handle,
+                                      std::vector<absl::Span<const char>> records);
 
   // Copies the tensor named by Graph::createHostWrite / createHostRead from
   // or to host memory. The buffer must hold exactly the tensor's elements.

@@ -38,11 +38,12 @@ struct CompiledStep {
 };
 
 struct StreamConnection {
-  enum class Mode { NONE, BUFFER, CALLBACK } mode = Mode::NONE;
+  enum class Mode { NONE, BUFFER, CALLBACK, RECORDS } mode = Mode::NONE;
   char* begin = nullptr;
   size_t numRecords = 0;
   size_t next = 0;  // next record index (circular)
   std::function<void(void*)> callback;
+  std::vector<const char*> records;  // RECORDS: one buffer per record
 };
 
 struct EngineImpl {

@@ -243,6 +243,12 @@ absl::Status EngineImpl::executeStep(unsigned id, StepCost& acc) {
       if (c.mode == StreamConnection::Mode::BUFFER) {
         record_ = c.begin + (c.next % c.numRecords) * st.bytes;
         ++c.next;
+      } else if (c.mode == StreamConnection::Mode::RECORDS) {
+        // Host-to-device only (connectStreamToRecords checks): read in place.
+        scatter(n.dst, c.records[c.next % c.records.size()]);
+        ++c.next;
+        record(id, st.cost, acc);
+        return absl::OkStatus();
       } else {
         tmp.reset(new char[std::max<size_t>(st.bytes, 1)]);
         record_ = tmp.get();

@@ -67,9 +67,10 @@ class CompiledCluster {
  public:
   const std::vector<FeedBinding>& infeeds() const { return infeeds_; }
   const std::vector<FeedBinding>& outfeeds() const { return outfeeds_; }
-  // Before Run: infeed k reads `records` ([records_per_run, ...shape]),
-  // which must outlive the run; outfeed k writes into the returned tensor.
-  absl::Status ConnectInfeed(int k, const Tensor& records);
+  // Before Run: infeed k reads `records` (records_per_run tensors of the
+  // binding's dtype and shape) in place, so they must outlive the run;
+  // outfeed k writes into the returned tensor.
+  absl::Status ConnectInfeed(int k, const std::vector<Tensor>& records);
   absl::StatusOr<Tensor> ConnectOutfeed(int k);
 
   // The cluster's variables, each once, in order of first use.

@@ -92,12 +92,12 @@ absl::Status IpuClusterRuntime::Run(const std::vector<Tensor>& inputs,
                      residency->PrepareRun(device, *session_->resources));
     // Each loop's infeed elements go in as one buffer of records, and its
     // outfeed records come back as one, for the whole run.
-    std::map<std::string, std::vector<Tensor>> infeed_records;
+    std::map<std::string, std::vector<std::vector<Tensor>>> infeed_records;
     for (int k = 0; k < static_cast<int>(compiled->infeeds().size()); ++k) {
       const compiler::FeedBinding& b = compiled->infeeds()[k];
       auto it = infeed_records.find(b.feed_name);
       if (it == infeed_records.end()) {
-        ASSIGN_OR_RETURN(std::vector<Tensor> records,
+        ASSIGN_OR_RETURN(std::vector<std::vector<Tensor>> records,
                          InfeedRegistry::Get().Take(b.feed_name, b.records_per_run));
         it = infeed_records.emplace(b.feed_name, std::move(records)).first;
       }
