@@ -166,6 +166,43 @@ absl::Status Engine::connectStreamToCallback(
   return absl::OkStatus();
 }
 
+absl::Status Engine::connectStreamToRecords(
+    const std::string& handle, std::vector<absl::Span<const char>> records) {
+  auto it = impl_->graph->streamByHandle.find(handle);
+  if (it == impl_->graph->streamByHandle.end()) {
+    return absl::NotFoundError(absl::StrCat(
+        "connectStreamToRecords: no stream called '", handle, "'"));
+  }
+  const DataStream& s = impl_->graph->streams[it->second];
+  if (s.direction != StreamDirection::HOST_TO_DEVICE) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "connectStreamToRecords '", handle,
+        "': the stream goes to the host; connect a buffer or a callback to "
+        "receive its records"));
+  }
+  if (records.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "connectStreamToRecords '", handle, "': no records given"));
+  }
+  const size_t bytes = s.numElements * typeSize(s.type);
+  internal::StreamConnection& c = impl_->streams[it->second];
+  std::vector<const char*> starts;
+  starts.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].size() != bytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "connectStreamToRecords '", handle, "': record ", i, " has ",
+          records[i].size(), " bytes; a record of this stream is ", bytes,
+          " bytes (", s.numElements, " x ", typeName(s.type), ")"));
+    }
+    starts.push_back(records[i].data());
+  }
+  c.mode = internal::StreamConnection::Mode::RECORDS;
+  c.records = std::move(starts);
+  c.next = 0;
+  return absl::OkStatus();
+}
+
 namespace {
 
 absl::StatusOr<const internal::HostAccessRecord*> FindHostAccess(
@@ -231,6 +268,11 @@ uint64_t Engine::getId() const { return impl_->id; }
 unsigned Engine::getNumPrograms() const {
   return static_cast<unsigned>(impl_->roots.size());
 }
+
+void Engine::setHostThreads(HostThreads* threads) {
+  impl_->hostThreads = threads;
+}
+
 const Target& Engine::getTarget() const { return impl_->target; }
 const RunStats& Engine::getLastRunStats() const { return impl_->last; }
 const RunStats& Engine::getCumulativeStats() const { return impl_->cumulative; }

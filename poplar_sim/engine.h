@@ -34,8 +34,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "poplar_sim/device.h"
 #include "poplar_sim/graph.h"
+#include "poplar_sim/host_threads.h"
 #include "poplar_sim/option_flags.h"
 #include "poplar_sim/profile.h"
 #include "poplar_sim/program.h"
@@ -81,6 +83,13 @@ class Engine {
   // read (device-to-host).
   absl::Status connectStreamToCallback(const std::string& handle,
                                        std::function<void(void*)> callback);
+  // Host-to-device only: separate host buffers of one record each, consumed
+  // one per copy in order, wrapping around; each must hold exactly one
+  // record. The engine reads them in place (a simulator extension: Poplar
+  // would need them packed into one buffer, a copy the simulator can skip).
+  // They must stay valid and unchanged while runs use them.
+  absl::Status connectStreamToRecords(const std::string& handle,
+                                      std::vector<absl::Span<const char>> records);
 
   // Copies the tensor named by Graph::createHostWrite / createHostRead from
   // or to host memory. The buffer must hold exactly the tensor's elements.
@@ -91,6 +100,10 @@ class Engine {
 
   // Where PrintTensor writes (default std::cout).
   void setPrintStream(std::ostream* os);
+  // Host threads that runs may use for large compute sets (not owned; must
+  // outlive the runs that use it; nullptr, the default: the caller's thread
+  // only). Results and simulated costs are the same either way.
+  void setHostThreads(HostThreads* threads);
 
   uint64_t getId() const;
   unsigned getNumPrograms() const;

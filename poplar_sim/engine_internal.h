@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "poplar_sim/device.h"
 #include "poplar_sim/graph_state.h"
+#include "poplar_sim/host_threads.h"
 #include "poplar_sim/option_flags.h"
 #include "poplar_sim/profile.h"
 #include "poplar_sim/program.h"
@@ -39,11 +40,12 @@ struct CompiledStep {
 };
 
 struct StreamConnection {
-  enum class Mode { NONE, BUFFER, CALLBACK } mode = Mode::NONE;
+  enum class Mode { NONE, BUFFER, CALLBACK, RECORDS } mode = Mode::NONE;
   char* begin = nullptr;
   size_t numRecords = 0;
   size_t next = 0;  // next record index (circular)
   std::function<void(void*)> callback;
+  std::vector<const char*> records;  // RECORDS: one buffer per record
 };
 
 struct EngineImpl {
@@ -61,6 +63,7 @@ struct EngineImpl {
   RunStats last;
   RunStats cumulative;
   std::ostream* printStream = nullptr;
+  HostThreads* hostThreads = nullptr;  // not owned
   std::vector<std::vector<unsigned>> computeSetIPUs_;  // per compute set
 
   // engine_compile.cc

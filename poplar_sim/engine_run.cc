@@ -71,6 +71,7 @@ class EngineContext : public ExecutionContext {
   void* contiguousData(const Tensor& t) override { return e_.contiguous(t); }
   void read(const Tensor& t, void* dst) override { e_.gather(t, dst); }
   void write(const Tensor& t, const void* src) override { e_.scatter(t, src); }
+  HostThreads* hostThreads() override { return e_.hostThreads; }
 
  private:
   EngineImpl& e_;
@@ -261,6 +262,12 @@ absl::Status EngineImpl::executeStep(unsigned id, StepCost& acc) {
       if (c.mode == StreamConnection::Mode::BUFFER) {
         record_ = c.begin + (c.next % c.numRecords) * st.bytes;
         ++c.next;
+      } else if (c.mode == StreamConnection::Mode::RECORDS) {
+        // Host-to-device only (connectStreamToRecords checks): read in place.
+        scatter(n.dst, c.records[c.next % c.records.size()]);
+        ++c.next;
+        record(id, st.cost, acc);
+        return absl::OkStatus();
       } else {
         tmp.reset(new char[std::max<size_t>(st.bytes, 1)]);
         record_ = tmp.get();

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "poplar_sim/host_threads.h"
 #include "poplar_sim/target.h"
 #include "poplar_sim/tensor.h"
 
@@ -39,6 +40,9 @@ class ExecutionContext {
   virtual void read(const Tensor& t, void* dst) = 0;
   // Copies row-major elements from `src` into the tensor's elements.
   virtual void write(const Tensor& t, const void* src) = 0;
+  // The engine's host threads (Engine::setHostThreads), or nullptr: a bulk
+  // executor with much work may split it with parallelRanges().
+  virtual HostThreads* hostThreads() { return nullptr; }
 };
 
 using BulkExecutor = std::function<absl::Status(ExecutionContext&)>;

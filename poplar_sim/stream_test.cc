@@ -98,6 +98,33 @@ TEST_F(StreamTest, SingleBufferAndCallbacks) {
   EXPECT_THAT(got[1], ElementsAre(4, 0));
 }
 
+TEST_F(StreamTest, SeparateRecordsAreReadInPlaceInOrder) {
+  auto engine = Engine::create(graph_, Repeat(3, body_));
+  ASSERT_TRUE(engine.ok());
+  std::vector<float> r0 = {1, 2}, r1 = {10, 20};
+  auto span = [](const std::vector<float>& v) {
+    return absl::Span<const char>(reinterpret_cast<const char*>(v.data()),
+                                  v.size() * sizeof(float));
+  };
+  ASSERT_TRUE(engine->connectStreamToRecords("infeed", {span(r0), span(r1)}).ok());
+  std::vector<float> out(6);
+  ASSERT_TRUE(engine->connectStream("outfeed", out.data(), out.data() + 6).ok());
+  ASSERT_TRUE(engine->load(device_).ok());
+  ASSERT_TRUE(engine->run().ok());
+  // Three copies from two records: the first comes round again.
+  EXPECT_THAT(out, ElementsAre(2, 4, 20, 40, 2, 4));
+  // Records go to the device only, and must each hold one record.
+  std::vector<float> three = {1, 2, 3};
+  EXPECT_THAT(std::string(engine->connectStreamToRecords("infeed", {span(three)}).message()),
+              HasSubstr("record 0 has 12 bytes; a record of this stream is 8 bytes"));
+  EXPECT_THAT(std::string(engine->connectStreamToRecords("outfeed", {span(r0)}).message()),
+              HasSubstr("the stream goes to the host"));
+  EXPECT_EQ(engine->connectStreamToRecords("infeed", {}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine->connectStreamToRecords("nope", {span(r0)}).code(),
+            absl::StatusCode::kNotFound);
+}
+
 TEST_F(StreamTest, Errors) {
   auto engine = Engine::create(graph_, body_);
   ASSERT_TRUE(engine.ok());

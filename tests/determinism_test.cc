@@ -16,19 +16,28 @@ namespace {
 using testing::IpuTest;
 using DeterminismTest = IpuTest;
 
+// Batch, input width and hidden width of the MLP.
+struct Sizes {
+  int batch = 16, in = 64, hidden = 32;
+};
+// Large enough that the first layer's products (about 4.4M multiply-adds,
+// forward and gradient) are split over the threads, at widths that leave
+// partial register blocks.
+constexpr Sizes kLarge = {48, 700, 130};
+
 // Trains 5 steps; returns every variable's final value and the losses.
-std::vector<Tensor> Train(bool on_ipu, int threads) {
+std::vector<Tensor> Train(bool on_ipu, int threads, Sizes sz = Sizes()) {
   Scope root = Scope::NewRootScope();
   Scope cpu = root.WithDevice("cpu");
   Scope s = on_ipu ? ipu::scopes::ipu_scope(root, "/device:IPU:0") : root;
   auto x = ops::Placeholder(cpu.WithOpName("x"), DT_FLOAT,
-                            ops::Placeholder::Shape({16, 64}));
+                            ops::Placeholder::Shape({sz.batch, sz.in}));
   auto y = ops::Placeholder(cpu.WithOpName("y"), DT_INT32,
-                            ops::Placeholder::Shape({16}));
+                            ops::Placeholder::Shape({sz.batch}));
   VariableScope vs(s, "mlp");
-  Variable w1 = *vs.get_variable("w1", {64, 32}, DT_FLOAT, initializers::GlorotUniform(1));
-  Variable b1 = *vs.get_variable("b1", {32}, DT_FLOAT, initializers::Zeros());
-  Variable w2 = *vs.get_variable("w2", {32, 10}, DT_FLOAT, initializers::GlorotUniform(2));
+  Variable w1 = *vs.get_variable("w1", {sz.in, sz.hidden}, DT_FLOAT, initializers::GlorotUniform(1));
+  Variable b1 = *vs.get_variable("b1", {sz.hidden}, DT_FLOAT, initializers::Zeros());
+  Variable w2 = *vs.get_variable("w2", {sz.hidden, 10}, DT_FLOAT, initializers::GlorotUniform(2));
   auto h = ops::Relu(s, ops::BiasAdd(s, ops::MatMul(s, x, w1.value(s)), b1.value(s)));
   auto logits = ops::MatMul(s, h, w2.value(s));
   auto xent = ops::SparseSoftmaxCrossEntropyWithLogits(s, logits, y);
@@ -39,9 +48,14 @@ std::vector<Tensor> Train(bool on_ipu, int threads) {
   Operation init = global_variables_initializer(root);
   EXPECT_TRUE(root.ok()) << root.status();
 
-  Tensor xs(DT_FLOAT, TensorShape({16, 64})), ys(DT_INT32, TensorShape({16}));
-  for (int i = 0; i < 16 * 64; ++i) xs.data<float>()[i] = ((i * 37) % 101) / 101.f;
-  for (int i = 0; i < 16; ++i) ys.data<int32_t>()[i] = (i * 7) % 10;
+  Tensor xs(DT_FLOAT, TensorShape({sz.batch, sz.in})), ys(DT_INT32, TensorShape({sz.batch}));
+  // Inputs in [0, 64 / in): wider inputs are scaled down so that training
+  // still converges.
+  const float scale = 64.f / sz.in;
+  for (int i = 0; i < sz.batch * sz.in; ++i) {
+    xs.data<float>()[i] = ((i * 37) % 101) / 101.f * scale;
+  }
+  for (int i = 0; i < sz.batch; ++i) ys.data<int32_t>()[i] = (i * 7) % 10;
 
   SessionOptions options;
   options.num_threads = threads;
@@ -83,6 +97,17 @@ TEST_F(DeterminismTest, IpuRunsAreBitIdenticalAcrossRunsAndThreadCounts) {
   ExpectBitIdentical(one, Train(true, 1));
   ExpectBitIdentical(one, Train(true, 4));
   EXPECT_LT(one[4].data<float>()[0], one[0].data<float>()[0]);
+}
+
+TEST_F(DeterminismTest, LargeProductsSplitOverThreadsAreBitIdentical) {
+  std::vector<Tensor> cpu = Train(false, 1, kLarge);
+  ExpectBitIdentical(cpu, Train(false, 2, kLarge));
+  ExpectBitIdentical(cpu, Train(false, 3, kLarge));
+  Configure(1);
+  std::vector<Tensor> ipu = Train(true, 1, kLarge);
+  ExpectBitIdentical(ipu, Train(true, 2, kLarge));
+  ExpectBitIdentical(ipu, Train(true, 3, kLarge));
+  EXPECT_LT(cpu[4].data<float>()[0], cpu[0].data<float>()[0]);
 }
 
 }  // namespace

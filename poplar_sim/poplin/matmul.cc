@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/execution_context.h"
+#include "poplar_sim/host_threads.h"
 #include "poplar_sim/poplin/matmul_plan_cache.h"
 #include "poplar_sim/vertex.h"
 
@@ -160,6 +161,18 @@ void WithFloatMatrices(ExecutionContext& ctx, const FloatOperand& a, const Float
     f(r(a, av), r(b, bv));
   }
 }
+
+// From this many multiply-adds a bulk product is split over the engine's
+// host threads (a hand-off costs a few microseconds; 2M multiply-adds take
+// about 20).
+constexpr size_t kHostSplitMacs = size_t{2} << 20;
+// Split boundaries are multiples of this. Eigen's product kernels handle
+// the output in register blocks counted from the start of the product (at
+// most 3 AVX-512 float vectors, 48), and blocks of different widths add up
+// their terms in different orders; aligned pieces keep every element on
+// the kernel it has in the whole product, so the values are bit-identical
+// however many threads run.
+constexpr size_t kHostSplitGrain = 48;
 
 // A half tensor as a float row-major matrix.
 RowMajor HalfAsFloat(ExecutionContext& ctx, const Tensor& t, size_t rows, size_t cols) {
@@ -321,7 +334,24 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
       WriteView<float> cv(ctx, c);
       Eigen::Map<RowMajor> cm(cv.data(), m, n);
       WithFloatMatrices(ctx, fa, fb, [&](const auto& am, const auto& bm) {
-        cm.noalias() = am * bm;
+        if (m * n * k < kHostSplitMacs) {
+          cm.noalias() = am * bm;
+          return;
+        }
+        // Large products split over the host threads by output rows, or
+        // by columns when the output is wider than tall.
+        const bool byRows = m >= n;
+        parallelRanges(
+            ctx.hostThreads(), byRows ? m : n,
+            [&](size_t b, size_t e) {
+              const Eigen::Index first = Eigen::Index(b), count = Eigen::Index(e - b);
+              if (byRows) {
+                cm.middleRows(first, count).noalias() = am.middleRows(first, count) * bm;
+              } else {
+                cm.middleCols(first, count).noalias() = am * bm.middleCols(first, count);
+              }
+            },
+            kHostSplitGrain);
       });
       return absl::OkStatus();
     });

@@ -5,8 +5,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "poplar_sim/engine.h"
+#include "poplar_sim/host_threads.h"
 #include "poplar_sim/poputil/tile_mapping.h"
 #include "poplar_sim/testing/run_util.h"
+#include "poplar_sim/testing/test_vertices.h"
 
 namespace poplar_sim {
 namespace poplin {
@@ -116,6 +118,71 @@ TEST(MatMulTest, EngineCostMatchesThePlanShape) {
   Tensor x = bad.addVariable(FLOAT, {2, 3});
   EXPECT_FALSE(matMul(bad, x, x, p).valid());
   EXPECT_THAT(std::string(bad.status().message()), ::testing::HasSubstr("[k,n]"));
+}
+
+// The product of [m,k] x [k,n] (b transposed in place if `bTransposed`),
+// run on an engine with `threads` (nullptr: none), read back.
+std::vector<float> RunProduct(size_t m, size_t k, size_t n, bool bTransposed,
+                              HostThreads* threads, RunStats* stats) {
+  Device device = testing::SmallDevice(16);
+  Graph g(device.getTarget());
+  std::vector<float> av(m * k), bv(k * n);
+  for (size_t i = 0; i < av.size(); ++i) av[i] = float((i * 7) % 13) * 0.5f - 3;
+  for (size_t i = 0; i < bv.size(); ++i) bv[i] = float((i * 5) % 11) * 0.25f - 1;
+  program::Sequence p;
+  Tensor b = bTransposed ? Const(g, {n, k}, bv).transpose() : Const(g, {k, n}, bv);
+  Tensor c = matMul(g, Const(g, {m, k}, av), b, p, "mm");
+  g.createHostRead("c", c);
+  auto e = Engine::create(g, p);
+  EXPECT_TRUE(e.ok()) << e.status();
+  if (!e.ok()) return {};
+  EXPECT_TRUE(e->load(device).ok());
+  e->setHostThreads(threads);
+  EXPECT_TRUE(e->run().ok());
+  *stats = e->getLastRunStats();
+  std::vector<float> out(m * n);
+  EXPECT_TRUE(e->readTensor("c", out.data(), out.data() + out.size()).ok());
+  return out;
+}
+
+// Large bulk products are split over the engine's host threads, by rows
+// when the output is tall and by columns when it is wide; the values and
+// the simulated cost are those of the single-threaded run.
+class CountingThreads : public SpawnedHostThreads {
+ public:
+  CountingThreads() : SpawnedHostThreads(2) {}
+  void parallelFor(unsigned n, const std::function<void(unsigned)>& fn) override {
+    ++calls;
+    shards += n;
+    SpawnedHostThreads::parallelFor(n, fn);
+  }
+  int calls = 0;
+  unsigned shards = 0;
+};
+
+TEST(MatMulTest, HostThreadsSplitLargeProductsWithoutChangingResults) {
+  struct Shape { size_t m, k, n; bool bTransposed; };
+  for (const Shape& s : {Shape{256, 72, 128, false}, Shape{40, 300, 200, false},
+                         Shape{40, 300, 200, true}}) {
+    ASSERT_GE(s.m * s.k * s.n, size_t{2} << 20) << "big enough to be split";
+    RunStats serialStats, threadedStats;
+    CountingThreads two;
+    std::vector<float> serial = RunProduct(s.m, s.k, s.n, s.bTransposed, nullptr, &serialStats);
+    std::vector<float> threaded = RunProduct(s.m, s.k, s.n, s.bTransposed, &two, &threadedStats);
+    EXPECT_EQ(two.calls, 1);
+    EXPECT_EQ(two.shards, 2u);
+    ASSERT_EQ(serial.size(), s.m * s.n);
+    ASSERT_EQ(threaded.size(), s.m * s.n);
+    for (size_t i = 0; i < serial.size(); ++i) {
+      ASSERT_EQ(serial[i], threaded[i]) << "m=" << s.m << " n=" << s.n << " element " << i;
+    }
+    EXPECT_EQ(serialStats.cycles, threadedStats.cycles);
+  }
+  // A small product stays on the calling thread.
+  CountingThreads two;
+  RunStats stats;
+  RunProduct(32, 64, 64, false, &two, &stats);
+  EXPECT_EQ(two.calls, 0);
 }
 
 }  // namespace

@@ -436,19 +436,29 @@ absl::StatusOr<Tensor> CompiledCluster::ReadResource(int k) {
   return value;
 }
 
-absl::Status CompiledCluster::ConnectInfeed(int k, const Tensor& records) {
+absl::Status CompiledCluster::ConnectInfeed(int k, const std::vector<Tensor>& records) {
   const FeedBinding& b = infeeds_.at(k);
-  if (records.dtype() != b.dtype ||
-      records.NumElements() != b.records_per_run * b.shape.num_elements()) {
+  auto mismatch = [&](const std::string& got) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Infeed '", b.feed_name, "' component ", b.index, " of cluster ",
         ir_.name, " takes ", b.records_per_run, " records of ",
-        DataTypeString(b.dtype), b.shape.DebugString(), ", got ",
-        records.SummaryString()));
+        DataTypeString(b.dtype), b.shape.DebugString(), ", got ", got));
+  };
+  if (static_cast<int64_t>(records.size()) != b.records_per_run) {
+    return mismatch(absl::StrCat(records.size(), " records"));
   }
-  if (records.TotalBytes() == 0) return absl::OkStatus();
-  char* begin = static_cast<char*>(records.raw_data());
-  return engine_->connectStream(InfeedHandle(k), begin, begin + records.TotalBytes());
+  std::vector<absl::Span<const char>> spans;
+  spans.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Tensor& r = records[i];
+    if (r.dtype() != b.dtype || r.shape() != b.shape) {
+      return mismatch(absl::StrCat("record ", i, " ", r.SummaryString()));
+    }
+    spans.emplace_back(static_cast<const char*>(r.raw_data()), r.TotalBytes());
+  }
+  if (records.empty() || records[0].TotalBytes() == 0) return absl::OkStatus();
+  // The engine reads each record where the dataset left it: no stacking.
+  return engine_->connectStreamToRecords(InfeedHandle(k), std::move(spans));
 }
 
 absl::StatusOr<Tensor> CompiledCluster::ConnectOutfeed(int k) {
@@ -466,7 +476,7 @@ absl::StatusOr<Tensor> CompiledCluster::ConnectOutfeed(int k) {
 
 absl::StatusOr<ClusterRunStats> CompiledCluster::Run(
     poplar_sim::Device& device, const std::vector<Tensor>& inputs,
-    std::vector<Tensor>* outputs) {
+    std::vector<Tensor>* outputs, poplar_sim::HostThreads* host_threads) {
   if (inputs.size() != ir_.args.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cluster ", ir_.name, " takes ", ir_.args.size(), " input(s), got ",
@@ -503,7 +513,11 @@ absl::StatusOr<ClusterRunStats> CompiledCluster::Run(
     stats.engine_switched = loaded != 0;
     stats.load = engine_->getLoadCost();
   }
-  RETURN_IF_ERROR(engine_->run(0, ir_.name));
+  // The threads are the caller's for this run only.
+  engine_->setHostThreads(host_threads);
+  absl::Status ran = engine_->run(0, ir_.name);
+  engine_->setHostThreads(nullptr);
+  RETURN_IF_ERROR(ran);
   stats.run = engine_->getLastRunStats();
   return stats;
 }

@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "poplar_sim/device.h"
 #include "poplar_sim/engine.h"
+#include "poplar_sim/host_threads.h"
 #include "poplar_sim/target.h"
 #include "tensorflow_ipu/compiler/cluster_ir.h"
 #include "tensorflow_ipu/core/tensor.h"
@@ -66,9 +67,10 @@ class CompiledCluster {
  public:
   const std::vector<FeedBinding>& infeeds() const { return infeeds_; }
   const std::vector<FeedBinding>& outfeeds() const { return outfeeds_; }
-  // Before Run: infeed k reads `records` ([records_per_run, ...shape]),
-  // which must outlive the run; outfeed k writes into the returned tensor.
-  absl::Status ConnectInfeed(int k, const Tensor& records);
+  // Before Run: infeed k reads `records` (records_per_run tensors of the
+  // binding's dtype and shape) in place, so they must outlive the run;
+  // outfeed k writes into the returned tensor.
+  absl::Status ConnectInfeed(int k, const std::vector<Tensor>& records);
   absl::StatusOr<Tensor> ConnectOutfeed(int k);
 
   // The cluster's variables, each once, in order of first use.
@@ -90,10 +92,12 @@ class CompiledCluster {
   // Streams `inputs` (in argument order, with the IR's dtypes and shapes) to
   // the device, loads the engine if another one is on the device, runs it,
   // and fills `outputs` (in result order). Not thread-safe for one device:
-  // callers serialise runs per device.
+  // callers serialise runs per device. The engine may use `host_threads`
+  // during this run (nullptr: the calling thread only).
   absl::StatusOr<ClusterRunStats> Run(poplar_sim::Device& device,
                                       const std::vector<Tensor>& inputs,
-                                      std::vector<Tensor>* outputs);
+                                      std::vector<Tensor>* outputs,
+                                      poplar_sim::HostThreads* host_threads = nullptr);
 
  private:
   friend absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(

@@ -75,10 +75,12 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
   ex->feed_slot_base_ = slot;
   ex->num_slots_ = slot + static_cast<int>(spec.feeds.size());
 
+  std::vector<int> preds;  // scratch, reused: one allocation, not one per node
   for (int i = 0; i < static_cast<int>(ex->items_.size()); ++i) {
     Item& item = ex->items_[i];
     const Node* n = item.node;
-    std::vector<int> preds;
+    preds.clear();
+    item.input_slots.reserve(n->inputs().size());
     for (const TensorRef& in : n->inputs()) {
       if (in.node->op() == "VariableV2" && n->op() != "Assign") {
         item.ref_inputs.push_back(static_cast<int>(item.input_slots.size()));

@@ -13,6 +13,7 @@
 #include "tensorflow_ipu/core/op_registry.h"
 #include "tensorflow_ipu/core/status_macros.h"
 #include "tensorflow_ipu/runtime/ipu_cluster_runtime.h"
+#include "tensorflow_ipu/runtime/pool_host_threads.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -60,7 +61,8 @@ class IpuClusterKernel : public OpKernel {
     std::vector<Tensor> inputs;
     inputs.reserve(ctx->num_inputs());
     for (int i = 0; i < ctx->num_inputs(); ++i) inputs.push_back(ctx->input(i));
-    return runtime_->Run(inputs, ctx->mutable_output(0));
+    PoolHostThreads threads(ctx->eigen_device());
+    return runtime_->Run(inputs, ctx->mutable_output(0), &threads);
   }
 
  private:

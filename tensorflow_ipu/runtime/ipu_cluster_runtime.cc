@@ -72,7 +72,8 @@ absl::StatusOr<compiler::CompiledCluster*> IpuClusterRuntime::GetOrCompile(
 }
 
 absl::Status IpuClusterRuntime::Run(const std::vector<Tensor>& inputs,
-                                    Tensor* packed) {
+                                    Tensor* packed,
+                                    poplar_sim::HostThreads* host_threads) {
   ASSIGN_OR_RETURN(poplar_sim::Device device,
                    ipu::IpuSystem::Get().GetDevice(ipu_ordinal_));
   bool compiled_now = false;
@@ -91,12 +92,12 @@ absl::Status IpuClusterRuntime::Run(const std::vector<Tensor>& inputs,
                      residency->PrepareRun(device, *session_->resources));
     // Each loop's infeed elements go in as one buffer of records, and its
     // outfeed records come back as one, for the whole run.
-    std::map<std::string, std::vector<Tensor>> infeed_records;
+    std::map<std::string, std::vector<std::vector<Tensor>>> infeed_records;
     for (int k = 0; k < static_cast<int>(compiled->infeeds().size()); ++k) {
       const compiler::FeedBinding& b = compiled->infeeds()[k];
       auto it = infeed_records.find(b.feed_name);
       if (it == infeed_records.end()) {
-        ASSIGN_OR_RETURN(std::vector<Tensor> records,
+        ASSIGN_OR_RETURN(std::vector<std::vector<Tensor>> records,
                          InfeedRegistry::Get().Take(b.feed_name, b.records_per_run));
         it = infeed_records.emplace(b.feed_name, std::move(records)).first;
       }
@@ -112,7 +113,7 @@ absl::Status IpuClusterRuntime::Run(const std::vector<Tensor>& inputs,
       ASSIGN_OR_RETURN(Tensor records, compiled->ConnectOutfeed(k));
       outfeed_records.push_back(std::move(records));
     }
-    ASSIGN_OR_RETURN(stats, compiled->Run(device, inputs, &outputs));
+    ASSIGN_OR_RETURN(stats, compiled->Run(device, inputs, &outputs, host_threads));
     residency->FinishRun();
     std::map<std::string, std::vector<Tensor>> by_feed;
     for (int k = 0; k < static_cast<int>(outfeed_records.size()); ++k) {

@@ -26,6 +26,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "poplar_sim/host_threads.h"
 #include "tensorflow_ipu/compiler/cluster_compiler.h"
 #include "tensorflow_ipu/compiler/cluster_ir.h"
 #include "tensorflow_ipu/core/resource_mgr.h"
@@ -70,8 +71,10 @@ class IpuClusterRuntime {
   const ResultLayout& layout() const { return layout_; }
 
   // Runs the cluster: `inputs` in argument order; `packed` receives the
-  // results laid out by layout().
-  absl::Status Run(const std::vector<Tensor>& inputs, Tensor* packed);
+  // results laid out by layout(). The simulator may use `host_threads`
+  // (nullptr: only the calling thread) for large compute sets.
+  absl::Status Run(const std::vector<Tensor>& inputs, Tensor* packed,
+                   poplar_sim::HostThreads* host_threads = nullptr);
 
   // The profile of the latest Run since the last call, if any.
   std::optional<IpuClusterProfile> TakeLastProfile();

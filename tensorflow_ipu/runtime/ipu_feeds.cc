@@ -8,19 +8,6 @@
 namespace tensorflow_ipu {
 namespace {
 
-// Stacks same-shaped tensors along a new first dimension.
-absl::StatusOr<Tensor> Stack(const std::vector<Tensor>& parts) {
-  std::vector<int64_t> dims = {static_cast<int64_t>(parts.size())};
-  for (int64_t d : parts[0].shape().dim_sizes()) dims.push_back(d);
-  ASSIGN_OR_RETURN(Tensor out, Tensor::Create(parts[0].dtype(), TensorShape(dims)));
-  const size_t bytes = parts[0].TotalBytes();
-  char* dst = static_cast<char*>(out.raw_data());
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (bytes > 0) std::memcpy(dst + i * bytes, parts[i].raw_data(), bytes);
-  }
-  return out;
-}
-
 // Concatenates along the first dimension.
 absl::StatusOr<Tensor> Concat(const std::vector<Tensor>& parts) {
   int64_t rows = 0;
@@ -75,8 +62,8 @@ absl::Status InfeedRegistry::Reset(const std::string& name) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<Tensor>> InfeedRegistry::Take(const std::string& name,
-                                                         int64_t n) {
+absl::StatusOr<std::vector<std::vector<Tensor>>> InfeedRegistry::Take(
+    const std::string& name, int64_t n) {
   absl::MutexLock lock(&mu_);
   auto it = feeds_.find(name);
   if (it == feeds_.end()) {
@@ -101,14 +88,12 @@ absl::StatusOr<std::vector<Tensor>> InfeedRegistry::Take(const std::string& name
     elements.push_back(std::move(e));
   }
   feed.taken += n;
-  std::vector<Tensor> stacked;
-  for (size_t c = 0; c < (elements.empty() ? 0 : elements[0].size()); ++c) {
-    std::vector<Tensor> parts;
-    for (const data::Element& e : elements) parts.push_back(e[c]);
-    ASSIGN_OR_RETURN(Tensor t, Stack(parts));
-    stacked.push_back(std::move(t));
+  std::vector<std::vector<Tensor>> by_component(elements.empty() ? 0 : elements[0].size());
+  for (size_t c = 0; c < by_component.size(); ++c) {
+    by_component[c].reserve(elements.size());
+    for (data::Element& e : elements) by_component[c].push_back(std::move(e[c]));
   }
-  return stacked;
+  return by_component;
 }
 
 OutfeedRegistry& OutfeedRegistry::Get() {

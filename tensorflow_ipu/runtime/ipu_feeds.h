@@ -2,13 +2,14 @@
 // the vendor's feeds are: a name identifies a feed across sessions).
 //
 // An infeed owns a dataset and an iterator over it; an IPU run that loops
-// `n` times takes `n` elements at once and streams them to the device as
-// one buffer of n records. An outfeed collects what device runs sent back
+// `n` times takes `n` elements at once and streams them to the device, n
+// records read where the dataset produced them. An outfeed collects what device runs sent back
 // until the host dequeues it.
 //
 //   InfeedRegistry::Get().Register("feed", dataset);
-//   ASSIGN_OR_RETURN(std::vector<Tensor> batch,
-//                    InfeedRegistry::Get().Take("feed", 100));  // [100, ...]
+//   ASSIGN_OR_RETURN(std::vector<std::vector<Tensor>> records,
+//                    InfeedRegistry::Get().Take("feed", 100));
+//   records[c][i]: component c of element i
 #ifndef TENSORFLOW_IPU_RUNTIME_IPU_FEEDS_H_
 #define TENSORFLOW_IPU_RUNTIME_IPU_FEEDS_H_
 
@@ -33,10 +34,12 @@ class InfeedRegistry {
   absl::Status Register(const std::string& name, const data::Dataset& dataset);
   // Restarts the iteration from the first element.
   absl::Status Reset(const std::string& name);
-  // The next `n` elements, each component stacked into [n, ...]. OutOfRange
+  // The next `n` elements, by component: result[c][i] is component c of
+  // element i (not stacked: the device reads each in place). OutOfRange
   // saying how many elements were missing when the data ends first;
   // FailedPrecondition when the feed is unknown.
-  absl::StatusOr<std::vector<Tensor>> Take(const std::string& name, int64_t n);
+  absl::StatusOr<std::vector<std::vector<Tensor>>> Take(const std::string& name,
+                                                       int64_t n);
 
  private:
   struct Feed {

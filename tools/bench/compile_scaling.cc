@@ -266,6 +266,10 @@ int Main(int argc, char** argv) {
       }
       if (done.size() >= 2) {
         std::vector<std::string> fit_row = {"exponent k"};
+        // The slope between the two largest sizes alone: a 1k-node graph
+        // fits in the core's caches and a 100k-node one does not, which
+        // bends the fit over all sizes even for a linear walk.
+        std::vector<std::string> last_two = {"k, largest two"};
         std::vector<std::string> per_node = {"us/node"};
         for (int p = 0; p < kNumPhases; ++p) {
           std::vector<double> n, t;
@@ -276,10 +280,17 @@ int Main(int argc, char** argv) {
           }
           GrowthFit f = FitGrowth(n, t);
           fit_row.push_back(n.size() < 2 ? "-" : absl::StrFormat("%.2f", f.exponent));
+          if (n.size() < 3) {
+            last_two.push_back("-");
+          } else {
+            GrowthFit tail = FitGrowth({n[n.size() - 2], n.back()}, {t[t.size() - 2], t.back()});
+            last_two.push_back(absl::StrFormat("%.2f", tail.exponent));
+          }
           per_node.push_back(n.empty() ? "-"
                                        : FormatNumber(t.back() / n.back() * 1e6));
         }
         table.AddRow(fit_row);
+        table.AddRow(last_two);
         table.AddRow(per_node);
       }
       std::cout << "### " << kind << " on " << target << "\n\n" << table.ToMarkdown() << "\n"

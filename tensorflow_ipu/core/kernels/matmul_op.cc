@@ -4,6 +4,7 @@
 // matrices are multiplied in float and rounded once.
 #include "Eigen/Core"
 #include "tensorflow_ipu/core/device_name.h"
+#include "tensorflow_ipu/core/parallel_shards.h"
 #include "tensorflow_ipu/core/kernels/cwise_ops_util.h"
 
 namespace tensorflow_ipu {
@@ -14,9 +15,20 @@ using Eigen::Index;
 template <typename T>
 using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// Below this many multiply-adds a product runs on the calling thread: waking
-// a pool thread costs more than the product (the MLP's 32-row batches).
-constexpr int64_t kParallelFlops = 16 * 1024 * 1024;
+// From this many multiply-adds a product is split over the pool's threads:
+// waking a thread costs a few microseconds, a 2M multiply-add product about
+// 20 (the MLP's 32x784x256 layer is 6.4M).
+constexpr int64_t kSplitFlops = 2 * 1024 * 1024;
+// Shard boundaries are multiples of this. Eigen's product kernels handle
+// the output in register blocks counted from the start of the product (at
+// most 3 AVX-512 float vectors, 48), and blocks of different widths add up
+// their terms in different orders; aligned shards keep every element on the
+// kernel it has in the whole product, so results are bit-identical for any
+// number of threads.
+constexpr int64_t kSplitGrain = 48;
+// From this many the kernel is worth scheduling as its own pool task, beside
+// other work of the step (below it the executor runs it inline).
+constexpr int64_t kExpensiveFlops = 16 * 1024 * 1024;
 
 // out = op(a) op(b) with Eigen's matrix product (transposes are views, not
 // copies). Large products are split into one block of output rows (or
@@ -43,30 +55,32 @@ void Product(OpKernelContext* ctx, const Tensor& a, const Tensor& b, bool ta, bo
   };
   const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
   const int threads = device.numThreads();
-  if (flops < kParallelFlops || threads < 2) {
+  if (flops < kSplitFlops || threads < 2) {
     block(0, m, 0, n);
     return;
   }
   const bool by_rows = m >= n;
+  const Index grains = (by_rows ? m : n) / kSplitGrain;  // whole ones
+  const Index shards = std::min<Index>(threads, grains);
+  if (shards < 2) {
+    block(0, m, 0, n);
+    return;
+  }
+  // The multiple of the grain nearest to an even split.
   const Index extent = by_rows ? m : n;
-  const Index shards = std::min<Index>(threads, extent);
-  Eigen::Barrier done(static_cast<unsigned>(shards - 1));
-  auto shard = [&](Index s) {
-    const Index begin = extent * s / shards, end = extent * (s + 1) / shards;
+  auto boundary = [&](Index s) {
+    return s == shards ? extent
+                       : (extent * s + shards * kSplitGrain / 2) / (shards * kSplitGrain) *
+                             kSplitGrain;
+  };
+  RunShards(device, static_cast<int>(shards), [&](int s) {
+    const Index begin = boundary(s), end = boundary(s + 1);
     if (by_rows) {
       block(begin, end - begin, 0, n);
     } else {
       block(0, m, begin, end - begin);
     }
-  };
-  for (Index s = 1; s < shards; ++s) {
-    device.enqueueNoNotification([&, s] {
-      shard(s);
-      done.Notify();
-    });
-  }
-  shard(0);
-  done.Wait();
+  });
 }
 
 class MatMulKernel : public OpKernel {
@@ -81,7 +95,7 @@ class MatMulKernel : public OpKernel {
     if (a.IsFullyDefined() && b.IsFullyDefined() && a.dims() == 2 && b.dims() == 2) {
       const int64_t m = a.dim_size(ta_ ? 1 : 0), k = a.dim_size(ta_ ? 0 : 1);
       const int64_t n = b.dim_size(tb_ ? 0 : 1);
-      expensive_ = m * n * k >= kParallelFlops;
+      expensive_ = m * n * k >= kExpensiveFlops;
     }
     return absl::OkStatus();
   }

@@ -1,0 +1,52 @@
+#include "tensorflow_ipu/core/parallel_shards.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+
+#include "absl/synchronization/notification.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+// Shared with the helper tasks, which may start after RunShards returned
+// (when every shard was taken by then): they then only find no shard left.
+struct ShardState {
+  explicit ShardState(int n) : num_shards(n) {}
+  const int num_shards;
+  std::atomic<int> next{0};
+  std::atomic<int> finished{0};
+  absl::Notification all_finished;  // by whoever finishes the last shard
+
+  // Runs unclaimed shards until none is left. `fn` is only called for a
+  // claimed shard, and RunShards waits for those, so it is still alive.
+  void RunClaimed(const std::function<void(int)>* fn) {
+    for (int i = next.fetch_add(1); i < num_shards; i = next.fetch_add(1)) {
+      (*fn)(i);
+      if (finished.fetch_add(1, std::memory_order_acq_rel) + 1 == num_shards) {
+        all_finished.Notify();
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void RunShards(const Eigen::ThreadPoolDevice& device, int num_shards,
+               const std::function<void(int)>& fn) {
+  if (num_shards <= 0) return;
+  const int helpers = std::min(num_shards, device.numThreads()) - 1;
+  if (helpers <= 0) {
+    for (int i = 0; i < num_shards; ++i) fn(i);
+    return;
+  }
+  auto state = std::make_shared<ShardState>(num_shards);
+  const std::function<void(int)>* f = &fn;
+  for (int h = 0; h < helpers; ++h) {
+    device.enqueueNoNotification([state, f] { state->RunClaimed(f); });
+  }
+  state->RunClaimed(f);
+  state->all_finished.WaitForNotification();
+}
+
+}  // namespace tensorflow_ipu

@@ -1,0 +1,27 @@
+// RunShards: runs a few shards of one kernel's work on the calling thread
+// and on whichever pool threads are free.
+//
+//   RunShards(ctx->eigen_device(), 2, [&](int s) { ProductOfHalf(s); });
+//
+// The caller never waits for a pool thread to become free: it claims and
+// runs every shard nobody else has started, and then waits only for shards
+// already running elsewhere. So it is safe from a pool thread when every
+// other pool thread is busy or blocked (a barrier that waits for queued
+// tasks would deadlock there: the executor and the kernels share one pool).
+#ifndef TENSORFLOW_IPU_CORE_PARALLEL_SHARDS_H_
+#define TENSORFLOW_IPU_CORE_PARALLEL_SHARDS_H_
+
+#include <functional>
+
+#include "unsupported/Eigen/CXX11/Tensor"
+
+namespace tensorflow_ipu {
+
+// Runs fn(0) ... fn(num_shards - 1), each exactly once, and returns when all
+// have finished. Uses at most device.numThreads() - 1 pool threads.
+void RunShards(const Eigen::ThreadPoolDevice& device, int num_shards,
+               const std::function<void(int)>& fn);
+
+}  // namespace tensorflow_ipu
+
+#endif  // TENSORFLOW_IPU_CORE_PARALLEL_SHARDS_H_
