@@ -99,6 +99,30 @@ TEST_F(DeterminismTest, IpuRunsAreBitIdenticalAcrossRunsAndThreadCounts) {
   EXPECT_LT(one[4].data<float>()[0], one[0].data<float>()[0]);
 }
 
+// Elementwise ops on tensors large enough to be split over the threads
+// (from 256K elements) give every element, whatever the thread count.
+TEST_F(DeterminismTest, LargeElementwiseOpsSplitOverThreadsAreExact) {
+  constexpr int kSize = 600001;  // not a multiple of the pieces' alignment
+  Tensor xs(DT_FLOAT, TensorShape({kSize}));
+  for (int i = 0; i < kSize; ++i) xs.data<float>()[i] = static_cast<float>(i % 1000) - 500;
+  for (int threads : {1, 2, 3}) {
+    Scope root = Scope::NewRootScope();
+    auto x = ops::Placeholder(root, DT_FLOAT, ops::Placeholder::Shape({kSize}));
+    auto y = ops::Add(root, ops::Mul(root, x, 2.f), ops::Neg(root, x));  // = x
+    auto z = ops::Sub(root, ops::Mul(root, x, x), 1.f);
+    SessionOptions options;
+    options.num_threads = threads;
+    ClientSession session(root, options);
+    std::vector<Tensor> out;
+    ASSERT_TRUE(session.Run({{x, xs}}, {y, z}, &out).ok());
+    for (int i = 0; i < kSize; ++i) {
+      const float v = xs.data<float>()[i];
+      ASSERT_EQ(out[0].data<float>()[i], v) << "threads=" << threads << " i=" << i;
+      ASSERT_EQ(out[1].data<float>()[i], v * v - 1) << "threads=" << threads << " i=" << i;
+    }
+  }
+}
+
 TEST_F(DeterminismTest, LargeProductsSplitOverThreadsAreBitIdentical) {
   std::vector<Tensor> cpu = Train(false, 1, kLarge);
   ExpectBitIdentical(cpu, Train(false, 2, kLarge));

@@ -1,5 +1,7 @@
 // CpuDevice: the host's threads, shared by the executor (independent nodes
-// in parallel) and by kernels (Eigen's intra-op parallelism).
+// in parallel) and by kernels (Eigen's intra-op parallelism). Of
+// num_threads(), one is the caller's: the pool has num_threads() - 1
+// workers (at least one), and work is split for num_threads().
 #ifndef TENSORFLOW_IPU_RUNTIME_CPU_DEVICE_H_
 #define TENSORFLOW_IPU_RUNTIME_CPU_DEVICE_H_
 
@@ -8,6 +10,7 @@
 
 #include "unsupported/Eigen/CXX11/Tensor"
 #include "unsupported/Eigen/CXX11/ThreadPool"
+#include "tensorflow_ipu/runtime/spinning_thread_pool.h"
 
 namespace tensorflow_ipu {
 
@@ -23,7 +26,7 @@ class CpuDevice {
 
  private:
   int num_threads_;
-  std::unique_ptr<Eigen::ThreadPool> pool_;
+  std::unique_ptr<SpinningThreadPool> pool_;
   std::unique_ptr<Eigen::ThreadPoolDevice> eigen_device_;
 };
 

@@ -15,6 +15,7 @@
 #ifndef TENSORFLOW_IPU_CORE_KERNELS_CWISE_OPS_UTIL_H_
 #define TENSORFLOW_IPU_CORE_KERNELS_CWISE_OPS_UTIL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <type_traits>
@@ -25,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/op_kernel.h"
+#include "tensorflow_ipu/core/parallel_shards.h"
 #include "tensorflow_ipu/core/status_macros.h"
 #include "tensorflow_ipu/core/tensor.h"
 #include "unsupported/Eigen/CXX11/Tensor"
@@ -46,14 +48,28 @@ Vec<T> FlatVec(const Tensor& t) {
 // handing it to the thread pool costs more than the work.
 inline constexpr int64_t kParallelThreshold = 256 * 1024;
 
-// dst = expr, on the session's thread pool when the tensor is large.
+// dst = expr (rank 1), split into contiguous pieces over the calling thread
+// and the session's pool when the tensor is large.
 template <typename Dst, typename Expr>
 void Assign(OpKernelContext* ctx, Dst dst, const Expr& expr) {
-  if (dst.size() < kParallelThreshold) {
+  const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
+  const int64_t size = dst.size();
+  const int shards = static_cast<int>(
+      std::min<int64_t>(device.numThreads(), size / (kParallelThreshold / 2)));
+  if (size < kParallelThreshold || shards < 2) {
     dst = expr;
-  } else {
-    dst.device(ctx->eigen_device()) = expr;
+    return;
   }
+  RunShards(device, shards, [&](int s) {
+    // Pieces start at multiples of 16 elements, so that each keeps the
+    // vector alignment the whole has.
+    auto edge = [&](int k) {
+      return k == shards ? size : size * k / shards / 16 * 16;
+    };
+    const Eigen::array<Eigen::DenseIndex, 1> offset = {edge(s)};
+    const Eigen::array<Eigen::DenseIndex, 1> extent = {edge(s + 1) - edge(s)};
+    dst.slice(offset, extent) = expr.slice(offset, extent);
+  });
 }
 
 // How N shapes broadcast against each other, with adjacent dimensions of the
