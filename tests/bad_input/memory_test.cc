@@ -58,21 +58,29 @@ TEST_F(BadMemoryTest, TensorTooBigForItsTile) {
   ExpectStillWorks(root, session);
 }
 
+// x: a fed float[100000]; returns the eleven tensors of
+// neg_k = Neg(neg_(k-1)), neg_0 = Neg(x), each placed on the IPU.
+std::vector<Output> NegChainOnTheIpu(const Scope& root, Output* x) {
+  *x = ops::Placeholder(root.WithDevice("cpu").WithOpName("x"), DT_FLOAT,
+                        ops::Placeholder::Shape({100000}));
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  std::vector<Output> chain;
+  Output y = *x;
+  for (int k = 0; k < 11; ++k) {
+    y = ops::Neg(ipu.WithOpName(absl::StrCat("neg", k)), y);
+    chain.push_back(y);
+  }
+  return chain;
+}
+
 TEST_F(BadMemoryTest, GraphTooBigForTheDevice) {
   // Four tiles; each [100000] float tensor puts 100,000 bytes on every tile,
   // which fits, but the chain's twelve tensors together do not: every one
   // is fetched, so all are live at the end of the run.
   Configure(1, "--use_ipu_model --ipu_model_tiles=4");
   Scope root = Scope::NewRootScope();
-  auto x = ops::Placeholder(root.WithDevice("cpu").WithOpName("x"), DT_FLOAT,
-                            ops::Placeholder::Shape({100000}));
-  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
-  Output y = x;
-  std::vector<Output> all;
-  for (int k = 0; k < 11; ++k) {
-    y = ops::Neg(ipu.WithOpName(absl::StrCat("neg", k)), y);
-    all.push_back(y);
-  }
+  Output x;
+  std::vector<Output> all = NegChainOnTheIpu(root, &x);
   ClientSession session(root);
   std::vector<Tensor> out;
   absl::Status s = session.Run(
@@ -95,13 +103,8 @@ TEST_F(BadMemoryTest, GraphTooBigForTheDevice) {
 TEST_F(BadMemoryTest, ChainOfTemporariesSharesMemory) {
   Configure(1, "--use_ipu_model --ipu_model_tiles=4");
   Scope root = Scope::NewRootScope();
-  auto x = ops::Placeholder(root.WithDevice("cpu").WithOpName("x"), DT_FLOAT,
-                            ops::Placeholder::Shape({100000}));
-  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
-  Output y = x;
-  for (int k = 0; k < 11; ++k) {
-    y = ops::Neg(ipu.WithOpName(absl::StrCat("neg", k)), y);
-  }
+  Output x;
+  const Output y = NegChainOnTheIpu(root, &x).back();
   ClientSession session(root);
   Tensor feed(DT_FLOAT, TensorShape({100000}));
   for (int i = 0; i < 100000; ++i) feed.data<float>()[i] = static_cast<float>(i % 7);
