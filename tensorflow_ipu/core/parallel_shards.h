@@ -22,6 +22,19 @@ namespace tensorflow_ipu {
 void RunShards(const Eigen::ThreadPoolDevice& device, int num_shards,
                const std::function<void(int)>& fn);
 
+// dst = expr, with Eigen's parallel evaluation on the device's pool, unless
+// the calling thread is one of that pool's workers: Eigen's evaluation then
+// waits for tasks queued on the pool it occupies, which may never run (with
+// one worker they never do). On a worker it evaluates on the calling thread.
+template <typename Dst, typename Expr>
+void EvaluateOnPool(const Eigen::ThreadPoolDevice& device, Dst&& dst, const Expr& expr) {
+  if (device.currentThreadId() >= 0) {
+    dst = expr;
+  } else {
+    dst.device(device) = expr;
+  }
+}
+
 }  // namespace tensorflow_ipu
 
 #endif  // TENSORFLOW_IPU_CORE_PARALLEL_SHARDS_H_

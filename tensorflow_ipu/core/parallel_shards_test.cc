@@ -64,5 +64,26 @@ TEST(RunShardsTest, NestedFromPoolThreadsDoesNotDeadlock) {
   EXPECT_EQ(total.load(), 16);
 }
 
+TEST(EvaluateOnPoolTest, FromAWorkerOfItsOwnPoolItRunsInline) {
+  // Eigen's parallel evaluation from the pool's only worker would wait for
+  // a task queued behind itself, forever.
+  Eigen::ThreadPool pool(1);
+  Eigen::ThreadPoolDevice device(&pool, 2);
+  Eigen::Tensor<float, 1> a(1 << 20), b(1 << 20), c(1 << 20);
+  a.setConstant(3.f);
+  absl::Notification done;
+  pool.Schedule([&] {
+    EvaluateOnPool(device, b, a * a + 1.f);
+    done.Notify();
+  });
+  done.WaitForNotification();
+  // From a thread outside the pool it evaluates on the pool.
+  EvaluateOnPool(device, c, a - 1.f);
+  for (int i = 0; i < (1 << 20); i += 4099) {
+    EXPECT_EQ(b(i), 10.f);
+    EXPECT_EQ(c(i), 2.f);
+  }
+}
+
 }  // namespace
 }  // namespace tensorflow_ipu

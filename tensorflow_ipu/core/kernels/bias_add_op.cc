@@ -3,6 +3,7 @@
 // gradient over every dimension but the channel one; half sums in float).
 #include <vector>
 
+#include "tensorflow_ipu/core/parallel_shards.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/kernels/cwise_ops_util.h"
 
@@ -127,7 +128,7 @@ void SumToChannels(OpKernelContext* ctx, const Tensor& grad,
   if (grad.NumElements() < cwise::kParallelThreshold) {
     o = sum;
   } else {
-    o.device(ctx->eigen_device()) = sum;
+    EvaluateOnPool(ctx->eigen_device(), o, sum);
   }
 }
 

@@ -1,5 +1,6 @@
 // Fill, ZerosLike and OnesLike: new tensors of one repeated value.
 #include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/core/parallel_shards.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/kernels/shape_ops_util.h"
 #include "tensorflow_ipu/core/op_kernel.h"
@@ -16,8 +17,7 @@ void FillWith(OpKernelContext* ctx, Tensor* out, T value) {
     T* p = out->data<T>();
     for (int64_t i = 0; i < out->NumElements(); ++i) p[i] = value;
   } else {
-    out->flat<T>().device(ctx->eigen_device()) =
-        out->flat<T>().constant(value);
+    EvaluateOnPool(ctx->eigen_device(), out->flat<T>(), out->flat<T>().constant(value));
   }
 }
 

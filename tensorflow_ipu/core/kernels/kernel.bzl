@@ -5,6 +5,7 @@
 KERNEL_DEPS = [
     "//tensorflow_ipu/core:device_name",
     "//tensorflow_ipu/core:op_kernel",
+    "//tensorflow_ipu/core:parallel_shards",
     "//tensorflow_ipu/core:status_macros",
     "//third_party/absl",
     "//third_party/eigen",

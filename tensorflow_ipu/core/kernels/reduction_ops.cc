@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "tensorflow_ipu/core/parallel_shards.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/kernels/cwise_ops_util.h"
 
@@ -30,7 +31,7 @@ void Evaluate(OpKernelContext* ctx, Dst dst, const Expr& expr, int64_t work) {
   if (work < cwise::kParallelThreshold) {
     dst = expr;
   } else {
-    dst.device(ctx->eigen_device()) = expr;
+    EvaluateOnPool(ctx->eigen_device(), dst, expr);
   }
 }
 

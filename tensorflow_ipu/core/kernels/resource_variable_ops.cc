@@ -2,6 +2,7 @@
 // session's ResourceManager; reads and updates go through Var, which brings
 // the value home first when an IPU holds the current copy.
 #include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/core/parallel_shards.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/op_kernel.h"
 #include "tensorflow_ipu/core/resource_mgr.h"
@@ -19,7 +20,7 @@ void Evaluate(const Eigen::ThreadPoolDevice& device, Dst dst, const Expr& expr) 
   if (dst.size() < kParallelElements) {
     dst = expr;
   } else {
-    dst.device(device) = expr;
+    EvaluateOnPool(device, dst, expr);
   }
 }
 

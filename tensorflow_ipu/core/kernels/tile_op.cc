@@ -2,6 +2,7 @@
 // Elements move as raw bytes, so one Eigen broadcast per element size serves
 // every dtype.
 #include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/core/parallel_shards.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/kernels/shape_ops_util.h"
 #include "tensorflow_ipu/core/op_kernel.h"
@@ -22,7 +23,7 @@ void Broadcast(OpKernelContext* ctx, const Tensor& in,
   if (out->NumElements() < kInlineElements) {
     y = x.broadcast(m);
   } else {
-    y.device(ctx->eigen_device()) = x.broadcast(m);
+    EvaluateOnPool(ctx->eigen_device(), y, x.broadcast(m));
   }
 }
 

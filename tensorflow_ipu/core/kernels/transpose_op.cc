@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/core/parallel_shards.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/kernels/shape_ops_util.h"
 #include "tensorflow_ipu/core/op_kernel.h"
@@ -35,7 +36,7 @@ void Shuffle(OpKernelContext* ctx, const T* in, const std::vector<int64_t>& dims
   if (n < kInlineElements) {
     y = x.shuffle(p);
   } else {
-    y.device(ctx->eigen_device()) = x.shuffle(p);
+    EvaluateOnPool(ctx->eigen_device(), y, x.shuffle(p));
   }
 }
 
