@@ -21,7 +21,6 @@
 #include <thread>
 #include <vector>
 
-#define EIGEN_USE_THREADS
 #include "unsupported/Eigen/CXX11/ThreadPool"
 
 namespace tensorflow_ipu {
