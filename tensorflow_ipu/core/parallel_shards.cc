@@ -49,4 +49,19 @@ void RunShards(const Eigen::ThreadPoolDevice& device, int num_shards,
   state->all_finished.WaitForNotification();
 }
 
+void RunRanges(const Eigen::ThreadPoolDevice& device, int64_t extent, int64_t grain,
+               int max_shards, const std::function<void(int64_t, int64_t)>& fn) {
+  grain = std::max<int64_t>(1, grain);
+  const int64_t shards = std::max<int64_t>(1, std::min<int64_t>(max_shards, extent / grain));
+  if (shards == 1) {
+    fn(0, extent);
+    return;
+  }
+  auto boundary = [&](int64_t s) {
+    return s == shards ? extent : (extent * s + shards * grain / 2) / (shards * grain) * grain;
+  };
+  RunShards(device, static_cast<int>(shards),
+            [&](int s) { fn(boundary(s), boundary(s + 1)); });
+}
+
 }  // namespace tensorflow_ipu

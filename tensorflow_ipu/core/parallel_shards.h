@@ -11,6 +11,7 @@
 #ifndef TENSORFLOW_IPU_CORE_PARALLEL_SHARDS_H_
 #define TENSORFLOW_IPU_CORE_PARALLEL_SHARDS_H_
 
+#include <cstdint>
 #include <functional>
 
 #include "unsupported/Eigen/CXX11/Tensor"
@@ -21,6 +22,13 @@ namespace tensorflow_ipu {
 // have finished. Uses at most device.numThreads() - 1 pool threads.
 void RunShards(const Eigen::ThreadPoolDevice& device, int num_shards,
                const std::function<void(int)>& fn);
+
+// Splits [0, extent) into at most `max_shards` contiguous ranges (no more
+// than extent / grain) whose inner boundaries are the multiples of `grain`
+// nearest an even split, and runs fn(begin, end) for each with RunShards.
+// One range, [0, extent), runs on the calling thread.
+void RunRanges(const Eigen::ThreadPoolDevice& device, int64_t extent, int64_t grain,
+               int max_shards, const std::function<void(int64_t, int64_t)>& fn);
 
 // dst = expr, with Eigen's parallel evaluation on the device's pool, unless
 // the calling thread is one of that pool's workers: Eigen's evaluation then

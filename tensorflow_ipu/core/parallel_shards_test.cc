@@ -1,8 +1,11 @@
 #include "tensorflow_ipu/core/parallel_shards.h"
 
+#include <algorithm>
 #include <atomic>
+#include <utility>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 
@@ -62,6 +65,30 @@ TEST(RunShardsTest, NestedFromPoolThreadsDoesNotDeadlock) {
   a_done.WaitForNotification();
   b_done.WaitForNotification();
   EXPECT_EQ(total.load(), 16);
+}
+
+std::vector<std::pair<int64_t, int64_t>> Ranges(const Eigen::ThreadPoolDevice& device,
+                                                int64_t extent, int64_t grain, int shards) {
+  absl::Mutex mu;
+  std::vector<std::pair<int64_t, int64_t>> out;
+  RunRanges(device, extent, grain, shards, [&](int64_t b, int64_t e) {
+    absl::MutexLock lock(&mu);
+    out.emplace_back(b, e);
+  });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(RunRangesTest, BoundariesAreTheGrainMultiplesNearestAnEvenSplit) {
+  Eigen::ThreadPool pool(2);
+  Eigen::ThreadPoolDevice device(&pool, 3);
+  using R = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(Ranges(device, 256, 48, 2), (R{{0, 144}, {144, 256}}));
+  EXPECT_EQ(Ranges(device, 784, 48, 2), (R{{0, 384}, {384, 784}}));
+  EXPECT_EQ(Ranges(device, 200, 48, 3), (R{{0, 48}, {48, 144}, {144, 200}}));
+  // Fewer than two whole grains, or one shard: one range.
+  EXPECT_EQ(Ranges(device, 95, 48, 2), (R{{0, 95}}));
+  EXPECT_EQ(Ranges(device, 1000, 16, 1), (R{{0, 1000}}));
 }
 
 TEST(EvaluateOnPoolTest, FromAWorkerOfItsOwnPoolItRunsInline) {

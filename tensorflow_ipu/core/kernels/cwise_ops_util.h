@@ -60,14 +60,11 @@ void Assign(OpKernelContext* ctx, Dst dst, const Expr& expr) {
     dst = expr;
     return;
   }
-  RunShards(device, shards, [&](int s) {
-    // Pieces start at multiples of 16 elements, so that each keeps the
-    // vector alignment the whole has.
-    auto edge = [&](int k) {
-      return k == shards ? size : size * k / shards / 16 * 16;
-    };
-    const Eigen::array<Eigen::DenseIndex, 1> offset = {edge(s)};
-    const Eigen::array<Eigen::DenseIndex, 1> extent = {edge(s + 1) - edge(s)};
+  // Pieces start at multiples of 16 elements, so that each keeps the vector
+  // alignment the whole has.
+  RunRanges(device, size, 16, shards, [&](int64_t begin, int64_t end) {
+    const Eigen::array<Eigen::DenseIndex, 1> offset = {begin};
+    const Eigen::array<Eigen::DenseIndex, 1> extent = {end - begin};
     dst.slice(offset, extent) = expr.slice(offset, extent);
   });
 }

@@ -60,21 +60,7 @@ void Product(OpKernelContext* ctx, const Tensor& a, const Tensor& b, bool ta, bo
     return;
   }
   const bool by_rows = m >= n;
-  const Index grains = (by_rows ? m : n) / kSplitGrain;  // whole ones
-  const Index shards = std::min<Index>(threads, grains);
-  if (shards < 2) {
-    block(0, m, 0, n);
-    return;
-  }
-  // The multiple of the grain nearest to an even split.
-  const Index extent = by_rows ? m : n;
-  auto boundary = [&](Index s) {
-    return s == shards ? extent
-                       : (extent * s + shards * kSplitGrain / 2) / (shards * kSplitGrain) *
-                             kSplitGrain;
-  };
-  RunShards(device, static_cast<int>(shards), [&](int s) {
-    const Index begin = boundary(s), end = boundary(s + 1);
+  RunRanges(device, by_rows ? m : n, kSplitGrain, threads, [&](int64_t begin, int64_t end) {
     if (by_rows) {
       block(begin, end - begin, 0, n);
     } else {
