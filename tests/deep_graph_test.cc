@@ -52,7 +52,7 @@ TEST_F(DeepGraphTest, HundredThousandNodeChainOnTheHost) {
   ASSERT_TRUE(root.ok()) << root.status();
   ASSERT_GE(root.graph()->num_nodes(), kChainNodes);
 
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run({{x, {0.5f, -3.f}}}, {y}, &out).ok());
   EXPECT_EQ(out[0].DebugString(), "[25000.5 24997. ]");
@@ -97,18 +97,18 @@ TEST_F(DeepGraphTest, HundredThousandNodeChainOnTheIpu) {
   Output y = Chain(ipu::scopes::ipu_scope(root, "/device:IPU:0"), x,
                    /*block=*/50, &middle);
   ASSERT_TRUE(root.ok()) << root.status();
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   absl::Status s = session.Run({{x, {0.5f, -3.f}}}, {y}, &out);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(out[0].DebugString(), "[2000.5 1997. ]");
-  IpuRunProfile profile = Direct(session)->last_run_profile();
+  IpuRunProfile profile = session.last_profile();
   ASSERT_EQ(profile.clusters.size(), 1u);
   EXPECT_TRUE(profile.clusters[0].compiled);
   // The second run reuses the engine.
   ASSERT_TRUE(session.Run({{x, {1.f, 2.f}}}, {y}, &out).ok());
   EXPECT_EQ(out[0].DebugString(), "[2001. 2002.]");
-  EXPECT_FALSE(Direct(session)->last_run_profile().clusters[0].compiled);
+  EXPECT_FALSE(session.last_profile().clusters[0].compiled);
 }
 
 }  // namespace

@@ -12,7 +12,6 @@
 #include "tensorflow_ipu/ipu/ipu_compiler.h"
 #include "tensorflow_ipu/ipu/loops.h"
 #include "tensorflow_ipu/ipu/scopes.h"
-#include "tensorflow_ipu/runtime/direct_session.h"
 #include "tensorflow_ipu/train/global_step.h"
 
 namespace tensorflow_ipu {
@@ -155,11 +154,12 @@ absl::StatusOr<std::unique_ptr<MlpTrainer>> MlpTrainer::Create(
 }
 
 absl::StatusOr<TrainStats> MlpTrainer::Train(int runs) {
-  auto* direct = static_cast<DirectSession*>(session_->session());
   TrainStats stats;
   for (int r = 0; r < runs; ++r) {
-    RETURN_IF_ERROR(session_->Run({}, {}, {train_loop_}, nullptr));
-    const IpuRunProfile p = direct->last_run_profile();
+    RunMetadata metadata;
+    RETURN_IF_ERROR(session_->Run(RunOptions(), {}, {}, {train_loop_}, nullptr,
+                                  &metadata));
+    const IpuRunProfile& p = metadata.ipu_profile;
     stats.simulated_seconds += p.total_seconds;
     stats.engine_switches += p.engine_switches;
   }
@@ -174,11 +174,12 @@ absl::StatusOr<TrainStats> MlpTrainer::Train(int runs) {
 }
 
 absl::StatusOr<EvalStats> MlpTrainer::Evaluate() {
-  auto* direct = static_cast<DirectSession*>(session_->session());
   EvalStats stats;
   RETURN_IF_ERROR(session_->Run({}, {}, {eval_feed_init_}, nullptr));
-  RETURN_IF_ERROR(session_->Run({}, {}, {eval_loop_}, nullptr));
-  stats.simulated_seconds = direct->last_run_profile().total_seconds;
+  RunMetadata metadata;
+  RETURN_IF_ERROR(session_->Run(RunOptions(), {}, {}, {eval_loop_}, nullptr,
+                                &metadata));
+  stats.simulated_seconds = metadata.ipu_profile.total_seconds;
   std::vector<Tensor> out;
   RETURN_IF_ERROR(session_->Run({eval_correct_, eval_count_}, &out));
   stats.correct = static_cast<int64_t>(out[0].data<float>()[0]);

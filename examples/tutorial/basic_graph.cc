@@ -18,7 +18,6 @@
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/ipu/config.h"
 #include "tensorflow_ipu/ipu/scopes.h"
-#include "tensorflow_ipu/runtime/direct_session.h"
 
 namespace tfipu = tensorflow_ipu;
 
@@ -49,13 +48,13 @@ absl::Status Main() {
 
   tfipu::ClientSession session(root);
   std::vector<tfipu::Tensor> outputs;
-  status = session.Run({{pa, {1.f, 1.f}}, {pb, {0.f, 1.f}}, {pc, {1.f, 5.f}}},
-                       {result}, &outputs);
+  tfipu::RunMetadata metadata;
+  status = session.Run(tfipu::RunOptions(),
+                       {{pa, {1.f, 1.f}}, {pb, {0.f, 1.f}}, {pc, {1.f, 5.f}}},
+                       {result}, {}, &outputs, &metadata);
   if (!status.ok()) return status;
   std::cout << outputs[0].DebugString() << "\n";
-  if (auto* direct = dynamic_cast<tfipu::DirectSession*>(session.session())) {
-    std::cerr << direct->last_run_profile().ToString();
-  }
+  std::cerr << metadata.ipu_profile.ToString();
   return absl::OkStatus();
 }
 

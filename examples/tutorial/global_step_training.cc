@@ -6,7 +6,6 @@
 #include "tensorflow_ipu/core/status_macros.h"
 #include "tensorflow_ipu/ipu/ipu_compiler.h"
 #include "tensorflow_ipu/ipu/scopes.h"
-#include "tensorflow_ipu/runtime/direct_session.h"
 #include "tensorflow_ipu/train/global_step.h"
 #include "tensorflow_ipu/train/gradient_descent.h"
 
@@ -64,17 +63,18 @@ absl::StatusOr<GlobalStepRun> TrainWithGlobalStep(bool global_step_on_ipu,
   }
 
   ClientSession session(root);
-  auto* direct = static_cast<DirectSession*>(session.session());
   RETURN_IF_ERROR(session.Run({}, {}, {init}, nullptr));
   GlobalStepRun result;
   result.steps = steps;
   double seconds = 0;
   for (int i = 0; i < steps; ++i) {
     std::vector<Tensor> out;
-    RETURN_IF_ERROR(session.Run({{x, xs}, {y, ys}}, {step[0]}, {train_op}, &out));
+    RunMetadata metadata;
+    RETURN_IF_ERROR(session.Run(RunOptions(), {{x, xs}, {y, ys}}, {step[0]},
+                                {train_op}, &out, &metadata));
     result.final_loss = out[0].data<float>()[0];
     if (i == 0) continue;  // compiling and first loads are not steady state
-    IpuRunProfile p = direct->last_run_profile();
+    const IpuRunProfile& p = metadata.ipu_profile;
     result.engine_switches += p.engine_switches;
     seconds += p.total_seconds;
   }

@@ -41,6 +41,16 @@ absl::Status ClientSession::Run(const FeedType& inputs,
                                 const std::vector<Output>& fetch_outputs,
                                 const std::vector<Operation>& run_outputs,
                                 std::vector<Tensor>* outputs) const {
+  return Run(RunOptions(), inputs, fetch_outputs, run_outputs, outputs,
+             /*run_metadata=*/nullptr);
+}
+
+absl::Status ClientSession::Run(const RunOptions& run_options,
+                                const FeedType& inputs,
+                                const std::vector<Output>& fetch_outputs,
+                                const std::vector<Operation>& run_outputs,
+                                std::vector<Tensor>* outputs,
+                                RunMetadata* run_metadata) const {
   RETURN_IF_ERROR(scope_.status());
   RETURN_IF_ERROR(MaybeExtendGraph());
   std::vector<std::pair<std::string, Tensor>> feeds;
@@ -64,7 +74,8 @@ absl::Status ClientSession::Run(const FeedType& inputs,
     if (!op.valid()) return absl::InvalidArgumentError("a target is an invalid Operation");
     targets.push_back(op.name());
   }
-  return session_->Run(feeds, fetches, targets, outputs);
+  return session_->Run(run_options, feeds, fetches, targets, outputs,
+                       run_metadata);
 }
 
 }  // namespace tensorflow_ipu

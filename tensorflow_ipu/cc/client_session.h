@@ -40,6 +40,18 @@ class ClientSession {
                    const std::vector<Output>& fetch_outputs,
                    const std::vector<Operation>& run_outputs,
                    std::vector<Tensor>* outputs) const;
+  // With RunOptions, filling `run_metadata` (nullptr: not wanted): step
+  // stats when traced, and the simulated cost of the run's IPU clusters.
+  //
+  //   RunMetadata metadata;
+  //   RETURN_IF_ERROR(session.Run(RunOptions(), feeds, {sum}, {}, &out,
+  //                               &metadata));
+  //   std::cout << metadata.ipu_profile.ToString();
+  absl::Status Run(const RunOptions& run_options, const FeedType& inputs,
+                   const std::vector<Output>& fetch_outputs,
+                   const std::vector<Operation>& run_outputs,
+                   std::vector<Tensor>* outputs,
+                   RunMetadata* run_metadata) const;
 
   // The underlying string-named session. It holds the nodes of the scope's
   // graph as of the last Run.

@@ -118,7 +118,7 @@ class CompiledCluster {
 // beyond the device, an op with no lowering or that its lowering refuses,
 // the engine's own errors (out of tile memory: ResourceExhausted).
 // `engine_options` go to Engine::create (the runtime sets the autoReport
-// subdirectory of the cluster there; see runtime/ipu_auto_report.h).
+// subdirectory of the cluster there; see runtime/ipu/ipu_auto_report.h).
 absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
     ClusterIr ir, const poplar_sim::Target& target,
     const poplar_sim::OptionFlags& engine_options = {});

@@ -36,6 +36,12 @@ AttrValue MakeAttrValue(const TensorShape& v) {
   v.AsProto(a.mutable_shape());
   return a;
 }
+AttrValue MakeAttrValue(const std::vector<TensorShape>& v) {
+  AttrValue a;
+  a.mutable_list();
+  for (const TensorShape& s : v) s.AsProto(a.mutable_list()->add_shape());
+  return a;
+}
 AttrValue MakeAttrValue(const Tensor& v) {
   AttrValue a;
   v.AsProto(a.mutable_tensor());
@@ -156,6 +162,28 @@ absl::StatusOr<std::vector<int64_t>> GetNodeAttr<std::vector<int64_t>>(
   ASSIGN_OR_RETURN(const AttrValue* a,
                    FindAttr(node, name, "list(int)", AttrValue::kList));
   return std::vector<int64_t>(a->list().i().begin(), a->list().i().end());
+}
+
+template <>
+absl::StatusOr<std::vector<DataType>> GetNodeAttr<std::vector<DataType>>(
+    const NodeDef& node, absl::string_view name) {
+  ASSIGN_OR_RETURN(const AttrValue* a,
+                   FindAttr(node, name, "list(type)", AttrValue::kList));
+  std::vector<DataType> types;
+  for (int t : a->list().type()) types.push_back(static_cast<DataType>(t));
+  return types;
+}
+template <>
+absl::StatusOr<std::vector<TensorShape>> GetNodeAttr<std::vector<TensorShape>>(
+    const NodeDef& node, absl::string_view name) {
+  ASSIGN_OR_RETURN(const AttrValue* a,
+                   FindAttr(node, name, "list(shape)", AttrValue::kList));
+  std::vector<TensorShape> shapes;
+  for (const auto& proto : a->list().shape()) {
+    ASSIGN_OR_RETURN(TensorShape s, TensorShape::FromProto(proto));
+    shapes.push_back(std::move(s));
+  }
+  return shapes;
 }
 
 std::string SummarizeAttrValue(const AttrValue& value) {

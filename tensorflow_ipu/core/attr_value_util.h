@@ -31,6 +31,7 @@ AttrValue MakeAttrValue(const TensorShape& v);
 AttrValue MakeAttrValue(const Tensor& v);
 AttrValue MakeAttrValue(const std::vector<int64_t>& v);
 AttrValue MakeAttrValue(const std::vector<DataType>& v);
+AttrValue MakeAttrValue(const std::vector<TensorShape>& v);
 
 // The name of the kind of value an AttrValue holds, as op definitions spell
 // it: "int", "float", "bool", "type", "string", "shape", "tensor",
@@ -61,6 +62,13 @@ template <>
 absl::StatusOr<Tensor> GetNodeAttr<Tensor>(const NodeDef&, absl::string_view);
 template <>
 absl::StatusOr<std::vector<int64_t>> GetNodeAttr<std::vector<int64_t>>(
+    const NodeDef&, absl::string_view);
+// list(type) and list(shape); an empty list is a valid value of either.
+template <>
+absl::StatusOr<std::vector<DataType>> GetNodeAttr<std::vector<DataType>>(
+    const NodeDef&, absl::string_view);
+template <>
+absl::StatusOr<std::vector<TensorShape>> GetNodeAttr<std::vector<TensorShape>>(
     const NodeDef&, absl::string_view);
 
 // A short human-readable form for error messages and dumps.

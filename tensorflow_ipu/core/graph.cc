@@ -89,6 +89,58 @@ absl::StatusOr<Node*> Graph::AddNode(NodeDef def) {
   return n;
 }
 
+absl::StatusOr<Node*> Graph::AddCopyOf(const Node& original,
+                                       std::vector<TensorRef> inputs,
+                                       std::vector<Node*> control_inputs) {
+  if (by_name_.contains(original.name())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Duplicate node name in graph: '", original.name(), "'"));
+  }
+  if (inputs.size() != original.inputs_.size()) {
+    return NodeError(original.def_, absl::StrCat(
+        "copy has ", inputs.size(), " data input(s), the original ",
+        original.inputs_.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorRef& was = original.inputs_[i];
+    const TensorRef& now = inputs[i];
+    if (now.node == nullptr || now.index < 0 ||
+        now.index >= now.node->num_outputs() ||
+        now.node->output_type(now.index) != was.node->output_type(was.index) ||
+        !(now.node->output_shape(now.index) ==
+          was.node->output_shape(was.index))) {
+      return NodeError(original.def_, absl::StrCat(
+          "copy's input ", i, " does not carry the dtype and shape of '",
+          was.node->name(), ":", was.index, "'"));
+    }
+  }
+  auto node = std::make_unique<Node>();
+  node->id_ = static_cast<int>(nodes_.size());
+  node->def_ = original.def_;
+  node->def_.clear_input();
+  for (const TensorRef& in : inputs) {
+    node->def_.add_input(absl::StrCat(in.node->name(), ":", in.index));
+  }
+  for (const Node* c : control_inputs) {
+    node->def_.add_input(absl::StrCat("^", c->name()));
+  }
+  node->op_def_ = original.op_def_;
+  node->device_ = original.device_;
+  node->inputs_ = std::move(inputs);
+  node->input_types_ = original.input_types_;
+  node->control_inputs_ = std::move(control_inputs);
+  node->output_types_ = original.output_types_;
+  node->output_shapes_ = original.output_shapes_;
+  node->has_constant_ = original.has_constant_;
+  node->constant_ = original.constant_;
+  Node* n = node.get();
+  nodes_.push_back(std::move(node));
+  by_name_[n->name()] = n;
+  for (const TensorRef& in : n->inputs_) in.node->data_consumers_.push_back(n);
+  for (Node* c : n->control_inputs_) c->control_consumers_.push_back(n);
+  return n;
+}
+
 void Graph::RemoveLastNode() {
   Node* n = nodes_.back().get();
   for (const TensorRef& in : n->inputs_) in.node->data_consumers_.pop_back();
@@ -158,6 +210,30 @@ absl::Status Graph::ValidateAndInfer(Node* n) {
   std::vector<std::pair<const ArgDef*, int>> arg_counts;
   for (const ArgDef& arg : op.inputs) {
     int count = 1;
+    if (!arg.type_list_attr.empty()) {
+      if (!attrs.contains(arg.type_list_attr)) {
+        // A typed list as the last input takes all remaining data inputs,
+        // with their dtypes.
+        int remaining = static_cast<int>(inputs.size() - cursor) -
+                        static_cast<int>(op.inputs.size() - arg_counts.size() - 1);
+        std::vector<DataType> types;
+        for (int k = 0; k < remaining; ++k) {
+          const TensorRef& r = inputs[cursor + k];
+          types.push_back(r.node->output_type(r.index));
+        }
+        attrs[arg.type_list_attr] = MakeAttrValue(types);
+      }
+      const AttrValue& list = attrs[arg.type_list_attr];
+      const std::string kind = AttrValueKind(list);
+      if (kind != "list(type)" && kind != "list") {
+        return NodeError(def, absl::StrCat("attr '", arg.type_list_attr,
+                                           "' must be a list(type)"));
+      }
+      count = list.list().type_size();
+      arg_counts.push_back({&arg, count});
+      cursor += count;
+      continue;
+    }
     if (!arg.number_attr.empty()) {
       if (!attrs.contains(arg.number_attr)) {
         // A list input as the last input takes all remaining data inputs.
@@ -217,9 +293,12 @@ absl::Status Graph::ValidateAndInfer(Node* n) {
   // Input dtypes must match the declared ones.
   cursor = 0;
   for (const auto& [arg, count] : arg_counts) {
-    DataType expected =
-        arg->type_attr.empty() ? arg->type : attrs[arg->type_attr].type();
     for (int k = 0; k < count; ++k, ++cursor) {
+      const DataType expected =
+          !arg->type_list_attr.empty()
+              ? static_cast<DataType>(attrs[arg->type_list_attr].list().type(k))
+          : arg->type_attr.empty() ? arg->type
+                                   : attrs[arg->type_attr].type();
       const TensorRef& r = inputs[cursor];
       DataType got = r.node->output_type(r.index);
       if (got != expected) {
@@ -234,6 +313,12 @@ absl::Status Graph::ValidateAndInfer(Node* n) {
   n->inputs_ = std::move(inputs);
 
   for (const ArgDef& arg : op.outputs) {
+    if (!arg.type_list_attr.empty()) {
+      for (int t : attrs[arg.type_list_attr].list().type()) {
+        n->output_types_.push_back(static_cast<DataType>(t));
+      }
+      continue;
+    }
     n->output_types_.push_back(arg.type_attr.empty() ? arg.type
                                                      : attrs[arg.type_attr].type());
   }

@@ -108,6 +108,17 @@ class Graph {
   // On error the graph is unchanged.
   absl::Status Extend(const GraphDef& def);
 
+  // Adds a copy of `original`, a node of another graph that was validated
+  // there, reading `inputs` and `control_inputs` of this graph instead of its
+  // own. Each input must have the dtype and shape of the original input it
+  // replaces (InvalidArgument naming the node otherwise); the op, attrs,
+  // output dtypes, shapes and constant are taken over without running the
+  // shape function again. How a run's graph is rewired around the values an
+  // IPU cluster computes.
+  absl::StatusOr<Node*> AddCopyOf(const Node& original,
+                                  std::vector<TensorRef> inputs,
+                                  std::vector<Node*> control_inputs);
+
   Node* FindNode(absl::string_view name) const;
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   Node* node(int id) const { return nodes_[id].get(); }

@@ -38,7 +38,8 @@ bool KernelRegistry::HasKernel(absl::string_view op,
 }
 
 absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
-    const Node& node, absl::string_view device_type) const {
+    const Node& node, absl::string_view device_type,
+    ResourceManager* resources) const {
   auto it = factories_.find({node.op(), std::string(device_type)});
   if (it == factories_.end()) {
     return absl::NotFoundError(absl::StrCat(
@@ -52,7 +53,7 @@ absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
     elements = shape.IsFullyDefined() ? elements + shape.num_elements() : -1;
   }
   kernel->static_output_elements_ = elements;
-  OpKernelConstruction construction(&node);
+  OpKernelConstruction construction(&node, resources);
   absl::Status s = kernel->Init(&construction);
   if (!s.ok()) {
     return absl::Status(s.code(), absl::StrCat("creating the kernel of node '",

@@ -20,6 +20,7 @@
 #include "absl/types/span.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/graph.h"
+#include "tensorflow_ipu/core/run_metadata.h"
 #include "tensorflow_ipu/core/tensor.h"
 
 namespace Eigen {
@@ -30,19 +31,26 @@ namespace tensorflow_ipu {
 
 class ResourceManager;
 
-// What a kernel sees when it is created: the node it implements.
+// What a kernel sees when it is created: the node it implements and the
+// session's resources (where kernels find state that outlives one run, such
+// as compiled IPU executables).
 class OpKernelConstruction {
  public:
-  explicit OpKernelConstruction(const Node* node) : node_(node) {}
+  explicit OpKernelConstruction(const Node* node,
+                                ResourceManager* resources = nullptr)
+      : node_(node), resources_(resources) {}
   const Node& node() const { return *node_; }
   const NodeDef& def() const { return node_->def(); }
   template <typename T>
   absl::StatusOr<T> GetAttr(absl::string_view name) const {
     return GetNodeAttr<T>(node_->def(), name);
   }
+  // nullptr when the kernel is created outside a session.
+  ResourceManager* resources() const { return resources_; }
 
  private:
   const Node* node_;
+  ResourceManager* resources_;
 };
 
 // What a kernel sees when it runs: its inputs, room for its outputs, and the
@@ -55,6 +63,8 @@ class OpKernelContext {
     Tensor* outputs = nullptr;  // num_outputs slots
     const Eigen::ThreadPoolDevice* eigen_device = nullptr;
     ResourceManager* resources = nullptr;
+    // What this Run reports back (RunMetadata); nullptr outside a Run.
+    RunCollector* run_collector = nullptr;
   };
   explicit OpKernelContext(const Params& params) : p_(params) {}
 
@@ -72,6 +82,7 @@ class OpKernelContext {
   // For Eigen expressions: `out.device(*ctx->eigen_device()) = a + b;`.
   const Eigen::ThreadPoolDevice& eigen_device() const { return *p_.eigen_device; }
   ResourceManager* resources() const { return p_.resources; }
+  RunCollector* run_collector() const { return p_.run_collector; }
 
   // An InvalidArgument prefixed with this node's name and op, for kernels'
   // input validation.
@@ -115,7 +126,8 @@ class KernelRegistry {
   // Creates and initialises the kernel for `node` on `device_type`.
   // NotFound names the op and the device type when there is none.
   absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(
-      const Node& node, absl::string_view device_type) const;
+      const Node& node, absl::string_view device_type,
+      ResourceManager* resources = nullptr) const;
 
  private:
   std::map<std::pair<std::string, std::string>, KernelFactory, std::less<>>

@@ -38,6 +38,19 @@ OpDefBuilder& OpDefBuilder::Output(std::string name, DataType type) {
   def_.outputs.push_back({std::move(name), type, "", ""});
   return *this;
 }
+OpDefBuilder& OpDefBuilder::InputTypeList(std::string name,
+                                          std::string type_list_attr) {
+  def_.inputs.push_back({std::move(name), DT_INVALID, "", "", type_list_attr});
+  // An unset list (an op with no such inputs) is empty.
+  AttrValue empty;
+  empty.mutable_list();
+  return Attr(std::move(type_list_attr), "list(type)", empty);
+}
+OpDefBuilder& OpDefBuilder::OutputTypeList(std::string name,
+                                           std::string type_list_attr) {
+  def_.outputs.push_back({std::move(name), DT_INVALID, "", "", type_list_attr});
+  return Attr(std::move(type_list_attr), "list(type)");
+}
 OpDefBuilder& OpDefBuilder::Attr(std::string name, std::string kind,
                                  std::optional<AttrValue> default_value) {
   def_.attrs.push_back(

@@ -36,12 +36,15 @@ namespace tensorflow_ipu {
 
 // One input or output of an op. Its dtype is fixed (`type`), or named by a
 // type attr (`type_attr`). A list argument has `number_attr` naming the int
-// attr that holds its length (e.g. ConcatV2's "N").
+// attr that holds its length (e.g. ConcatV2's "N"); a list of mixed dtypes
+// has `type_list_attr` naming the list(type) attr that holds one dtype per
+// element (TensorFlow's `type_list_attr`, e.g. IdentityN's "T").
 struct ArgDef {
   std::string name;
   DataType type = DT_INVALID;
   std::string type_attr;
   std::string number_attr;
+  std::string type_list_attr;
 };
 
 struct AttrDef {
@@ -78,6 +81,10 @@ class OpDefBuilder {
                           std::string type_attr);
   OpDefBuilder& Output(std::string name, std::string type_attr);
   OpDefBuilder& Output(std::string name, DataType type);
+  // A list of any length and mixed dtypes: attr `type_list_attr`, of kind
+  // list(type), holds the dtype of each element.
+  OpDefBuilder& InputTypeList(std::string name, std::string type_list_attr);
+  OpDefBuilder& OutputTypeList(std::string name, std::string type_list_attr);
   OpDefBuilder& Attr(std::string name, std::string kind,
                      std::optional<AttrValue> default_value = std::nullopt);
   OpDefBuilder& TypeAttr(std::string name, std::vector<DataType> allowed,

@@ -4,6 +4,24 @@
 
 namespace tensorflow_ipu {
 
+ResourceManager::~ResourceManager() {
+  // Other state first, while every variable still exists: see resources_.
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<ResourceBase>>
+      resources;
+  {
+    absl::MutexLock lock(&mu_);
+    resources.swap(resources_);
+  }
+  resources.clear();
+}
+
+absl::Status ResourceManager::WrongType(const std::string& container,
+                                        const std::string& name) const {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Resource ", container, "/", name,
+      " exists with another type than the one asked for"));
+}
+
 absl::StatusOr<std::shared_ptr<Var>> ResourceManager::LookupOrCreate(
     const ResourceHandle& handle) {
   absl::MutexLock lock(&mu_);

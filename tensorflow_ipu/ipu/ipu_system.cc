@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "tensorflow_ipu/core/logging.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/device/ipu_devices.h"
 
 namespace tensorflow_ipu {
 namespace ipu {
@@ -141,16 +142,9 @@ IpuSystem& IpuSystem::Get() {
   return *system;
 }
 
-void IpuSystem::ResetLocked() {
-  for (poplar_sim::Device& d : devices_) d.detach();
-  devices_.clear();
-  manager_.reset();
-  configured_ = false;
-}
-
 void IpuSystem::Reset() {
   absl::MutexLock lock(&mu_);
-  ResetLocked();
+  device::IpuDevices::Global().Detach();
 }
 
 absl::Status IpuSystem::Configure(const config::IPUConfig& cfg) {
@@ -165,32 +159,28 @@ absl::Status IpuSystem::Configure(const config::IPUConfig& cfg) {
         "IPUConfig selects no IPUs; set auto_select_ipus (a count) or "
         "select_ipus (device ids)");
   }
+  absl::MutexLock lock(&mu_);
   // The new devices come from a new system (or are IPU Models), so they can
   // be attached while the earlier configuration's devices still are.
   ASSIGN_OR_RETURN(Attached attached, flags.use_ipu_model
                                           ? AttachIpuModel(cfg, flags)
                                           : AttachHardware(cfg, flags));
-
-  absl::MutexLock lock(&mu_);
-  if (configured_) {
+  device::IpuDevices& devices = device::IpuDevices::Global();
+  if (devices.attached()) {
     TFIPU_LOG(WARNING)
         << "The IPU system has already been configured in this process; "
            "resetting it: the earlier configuration's devices are detached";
-    ResetLocked();
   }
-  manager_ = std::move(attached.manager);
-  devices_ = std::move(attached.devices);
+  for (int k = 0; k < static_cast<int>(attached.devices.size()); ++k) {
+    LogAttach(k, attached.devices[k]);
+  }
+  devices.Attach(std::move(attached.manager), std::move(attached.devices));
   use_ipu_model_ = flags.use_ipu_model;
-  configured_ = true;
-  for (int k = 0; k < static_cast<int>(devices_.size()); ++k) {
-    LogAttach(k, devices_[k]);
-  }
   return absl::OkStatus();
 }
 
 bool IpuSystem::configured() const {
-  absl::MutexLock lock(&mu_);
-  return configured_;
+  return device::IpuDevices::Global().attached();
 }
 
 bool IpuSystem::uses_ipu_model() const {
@@ -199,29 +189,17 @@ bool IpuSystem::uses_ipu_model() const {
 }
 
 int IpuSystem::num_devices() const {
-  absl::MutexLock lock(&mu_);
-  return static_cast<int>(devices_.size());
+  return device::IpuDevices::Global().num_devices();
 }
 
 absl::StatusOr<poplar_sim::Device> IpuSystem::GetDevice(int ordinal) const {
-  absl::MutexLock lock(&mu_);
-  if (!configured_) {
-    return absl::FailedPreconditionError(
-        "No IPU system is configured. Create an ipu::config::IPUConfig, set "
-        "auto_select_ipus, and call configure_ipu_system() first");
-  }
-  if (ordinal < 0 || ordinal >= static_cast<int>(devices_.size())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "/device:IPU:", ordinal, " does not exist: the configuration has ",
-        devices_.size(), " IPU device(s), /device:IPU:0 to /device:IPU:",
-        devices_.size() - 1));
-  }
-  return devices_[ordinal];
+  ASSIGN_OR_RETURN(device::IpuDeviceHandle handle,
+                   device::IpuDevices::Global().Get(ordinal));
+  return handle.device();
 }
 
 std::optional<poplar_sim::DeviceManager> IpuSystem::manager() const {
-  absl::MutexLock lock(&mu_);
-  return manager_;
+  return device::IpuDevices::Global().manager();
 }
 
 namespace config {

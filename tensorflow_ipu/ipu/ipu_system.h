@@ -1,5 +1,7 @@
 // IpuSystem: the process-wide simulated IPU system that configure_ipu_system
-// sets up, and the devices that back /device:IPU:0, /device:IPU:1, ...
+// sets up. It decides from an IPUConfig and TF_POPLAR_FLAGS which devices to
+// attach and hands them to the IPU device layer (device/ipu_devices.h), which
+// backs /device:IPU:0, /device:IPU:1, ... for the runtime.
 #ifndef TENSORFLOW_IPU_IPU_IPU_SYSTEM_H_
 #define TENSORFLOW_IPU_IPU_IPU_SYSTEM_H_
 
@@ -36,13 +38,11 @@ class IpuSystem {
 
  private:
   IpuSystem() = default;
-  void ResetLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // Serialises Configure and Reset (the devices themselves live in the
+  // device layer, which has its own lock).
   mutable absl::Mutex mu_;
-  bool configured_ ABSL_GUARDED_BY(mu_) = false;
   bool use_ipu_model_ ABSL_GUARDED_BY(mu_) = false;
-  std::optional<poplar_sim::DeviceManager> manager_ ABSL_GUARDED_BY(mu_);
-  std::vector<poplar_sim::Device> devices_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace ipu

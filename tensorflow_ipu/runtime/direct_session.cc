@@ -5,6 +5,7 @@
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/runtime/ipu_cluster_library.h"
 #include "tensorflow_ipu/runtime/ipu_partitioner.h"
 #include "tensorflow_ipu/runtime/needed_nodes.h"
 #include "tensorflow_ipu/runtime/placer.h"
@@ -16,9 +17,7 @@ std::unique_ptr<Session> NewSession(const SessionOptions& options) {
 }
 
 DirectSession::DirectSession(const SessionOptions& options)
-    : options_(options), cpu_(std::make_unique<CpuDevice>(options.num_threads)) {
-  ipu_state_->resources = resources_;
-}
+    : options_(options), cpu_(std::make_unique<CpuDevice>(options.num_threads)) {}
 
 DirectSession::~DirectSession() = default;
 
@@ -29,7 +28,8 @@ absl::Status DirectSession::Create(const GraphDef& graph) {
     return absl::FailedPreconditionError(
         "Session already has a graph; use Extend to add nodes");
   }
-  ASSIGN_OR_RETURN(graph_, Graph::FromGraphDef(graph));
+  ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Graph::FromGraphDef(graph));
+  graph_ = std::move(g);
   return absl::OkStatus();
 }
 
@@ -37,7 +37,8 @@ absl::Status DirectSession::Extend(const GraphDef& graph) {
   absl::MutexLock lock(&mu_);
   if (closed_) return absl::FailedPreconditionError("Session has been closed");
   if (graph_ == nullptr) {
-    ASSIGN_OR_RETURN(graph_, Graph::FromGraphDef(graph));
+    ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Graph::FromGraphDef(graph));
+    graph_ = std::move(g);
     return absl::OkStatus();
   }
   return graph_->Extend(graph);
@@ -46,8 +47,18 @@ absl::Status DirectSession::Extend(const GraphDef& graph) {
 absl::Status DirectSession::Close() {
   absl::MutexLock lock(&mu_);
   closed_ = true;
+  // Runs in flight hold their Prepared (and through it the graph) and
+  // finish; the last of them frees it.
   cache_.clear();
   graph_.reset();
+  return absl::OkStatus();
+}
+
+absl::Status DirectSession::LocalResourceManager(ResourceManager** resources) {
+  if (resources == nullptr) {
+    return absl::InvalidArgumentError("LocalResourceManager: resources is null");
+  }
+  *resources = resources_.get();
   return absl::OkStatus();
 }
 
@@ -115,6 +126,7 @@ DirectSession::Prepare(
   if (AnyNodeRequestsIpu(needed)) {
     RETURN_IF_ERROR(PrepareIpuRun(spec, needed, prepared.get()));
   } else {
+    prepared->graph = graph_;
     ASSIGN_OR_RETURN(prepared->executor,
                      Executor::Create(spec, cpu_.get(), resources_.get()));
   }
@@ -126,76 +138,15 @@ absl::Status DirectSession::PrepareIpuRun(
     const Executor::Spec& spec, const std::vector<const Node*>& needed,
     Prepared* prepared) const {
   ASSIGN_OR_RETURN(Placement placement,
-                   PlaceNodes(needed, PlacementEnv::FromIpuSystem()));
+                   PlaceNodes(needed, PlacementEnv::FromIpuSupport()));
+  ASSIGN_OR_RETURN(std::shared_ptr<IpuClusterLibrary> library,
+                   IpuClusterLibrary::Of(resources_.get()));
   ASSIGN_OR_RETURN(PartitionedRun run,
-                   PartitionForIpu(*graph_, spec.feeds, spec.fetches,
-                                   spec.targets, needed, placement));
-  prepared->clusters = std::make_unique<IpuClusterRegistration>();
-  absl::flat_hash_map<std::string, int64_t> keys;
-  for (IpuClusterPlan& plan : run.clusters) {
-    keys[plan.node_name] = prepared->clusters->Add(
-        std::make_shared<IpuClusterRuntime>(std::move(plan.ir),
-                                            plan.ipu_ordinal, ipu_state_));
-  }
-  for (NodeDef& node : *run.graph.mutable_node()) {
-    auto it = keys.find(node.name());
-    if (it != keys.end()) (*node.mutable_attr())["key"] = MakeAttrValue(it->second);
-  }
-  ASSIGN_OR_RETURN(prepared->partitioned_graph, Graph::FromGraphDef(run.graph));
-  const Graph& g = *prepared->partitioned_graph;
-  Executor::Spec partitioned;
-  auto resolve = [&g](const std::string& name) -> absl::StatusOr<TensorRef> {
-    std::string node_name;
-    int index = 0;
-    bool is_control = false;
-    Node* node = nullptr;
-    if (ParseInputString(name, &node_name, &index, &is_control)) {
-      node = g.FindNode(node_name);
-    }
-    if (node == nullptr || is_control) {
-      return absl::InternalError(absl::StrCat(
-          "partitioned graph has no tensor '", name, "'"));
-    }
-    return TensorRef{node, index};
-  };
-  for (const TensorRef& f : spec.feeds) {
-    ASSIGN_OR_RETURN(TensorRef r,
-                     resolve(absl::StrCat(f.node->name(), ":", f.index)));
-    partitioned.feeds.push_back(r);
-  }
-  for (const std::string& f : run.fetches) {
-    ASSIGN_OR_RETURN(TensorRef r, resolve(f));
-    partitioned.fetches.push_back(r);
-  }
-  for (const std::string& t : run.targets) {
-    ASSIGN_OR_RETURN(TensorRef r, resolve(t));
-    partitioned.targets.push_back(r.node);
-  }
-  ASSIGN_OR_RETURN(prepared->executor, Executor::Create(partitioned, cpu_.get(),
+                   PartitionForIpu(spec, needed, placement, library.get()));
+  prepared->graph = std::move(run.graph);
+  ASSIGN_OR_RETURN(prepared->executor, Executor::Create(run.spec, cpu_.get(),
                                                         resources_.get()));
   return absl::OkStatus();
-}
-
-void DirectSession::RecordIpuProfile(const Prepared& prepared) {
-  IpuRunProfile profile;
-  if (prepared.clusters != nullptr) {
-    for (const auto& runtime : prepared.clusters->runtimes()) {
-      std::optional<IpuClusterProfile> p = runtime->TakeLastProfile();
-      if (!p) continue;
-      profile.total_cycles += p->cycles;
-      profile.total_seconds += p->seconds + p->load_seconds + p->variable_seconds;
-      profile.engine_loads += p->engine_loads;
-      profile.engine_switches += p->engine_switched ? 1 : 0;
-      profile.clusters.push_back(std::move(*p));
-    }
-  }
-  absl::MutexLock lock(&profile_mu_);
-  last_run_profile_ = std::move(profile);
-}
-
-IpuRunProfile DirectSession::last_run_profile() const {
-  absl::MutexLock lock(&profile_mu_);
-  return last_run_profile_;
 }
 
 absl::StatusOr<std::shared_ptr<const DirectSession::Prepared>>
@@ -228,6 +179,16 @@ absl::Status DirectSession::Run(
     const std::vector<std::pair<std::string, Tensor>>& inputs,
     const std::vector<std::string>& output_names,
     const std::vector<std::string>& target_names, std::vector<Tensor>* outputs) {
+  return Run(RunOptions(), inputs, output_names, target_names, outputs,
+             /*run_metadata=*/nullptr);
+}
+
+absl::Status DirectSession::Run(
+    const RunOptions& run_options,
+    const std::vector<std::pair<std::string, Tensor>>& inputs,
+    const std::vector<std::string>& output_names,
+    const std::vector<std::string>& target_names, std::vector<Tensor>* outputs,
+    RunMetadata* run_metadata) {
   if (outputs == nullptr && !output_names.empty()) {
     return absl::InvalidArgumentError("outputs is null but fetches were given");
   }
@@ -255,10 +216,21 @@ absl::Status DirectSession::Run(
     feed_values.push_back(value);
   }
   std::vector<Tensor> scratch;
-  absl::Status status =
-      prepared->executor->Run(feed_values, outputs ? outputs : &scratch);
-  RecordIpuProfile(*prepared);
+  RunCollector collector(run_options.trace_level > RunOptions::NO_TRACE);
+  absl::Status status = prepared->executor->Run(
+      feed_values, outputs ? outputs : &scratch, &collector);
+  RunMetadata metadata = collector.Finish();
+  {
+    absl::MutexLock lock(&profile_mu_);
+    last_run_profile_ = metadata.ipu_profile;
+  }
+  if (run_metadata != nullptr) *run_metadata = std::move(metadata);
   return status;
+}
+
+IpuRunProfile DirectSession::last_run_profile() const {
+  absl::MutexLock lock(&profile_mu_);
+  return last_run_profile_;
 }
 
 }  // namespace tensorflow_ipu

@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/status_macros.h"
 #include "tensorflow_ipu/runtime/needed_nodes.h"
@@ -25,6 +27,7 @@ absl::Status UninitializedRefError(const Tensor& ref, const std::string& user) {
 }  // namespace
 
 struct Executor::RunState {
+  RunCollector* collector = nullptr;
   std::vector<Tensor> slots;
   std::unique_ptr<std::atomic<int>[]> pending;
   std::atomic<int> outstanding{0};
@@ -102,7 +105,8 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
     if (preds.empty()) ex->roots_.push_back(i);
 
     ASSIGN_OR_RETURN(item.kernel,
-                     KernelRegistry::Global()->CreateKernel(*n, kDeviceTypeCpu));
+                     KernelRegistry::Global()->CreateKernel(*n, kDeviceTypeCpu,
+                                                            resources));
     item.expensive = item.kernel->IsExpensive();
   }
 
@@ -158,8 +162,21 @@ absl::Status Executor::ComputeItem(RunState* state, int i) const {
   params.outputs = state->slots.data() + item.output_base;
   params.eigen_device = &device_->eigen_device();
   params.resources = resources_;
+  params.run_collector = state->collector;
   OpKernelContext ctx(params);
-  RETURN_IF_ERROR(item.kernel->Compute(&ctx));
+  if (state->collector != nullptr && state->collector->trace_nodes()) {
+    NodeExecStats stats;
+    stats.node_name = item.node->name();
+    stats.op = item.node->op();
+    stats.all_start_micros = absl::ToUnixMicros(absl::Now());
+    absl::Status s = item.kernel->Compute(&ctx);
+    stats.all_end_rel_micros =
+        absl::ToUnixMicros(absl::Now()) - stats.all_start_micros;
+    state->collector->AddNodeStats(std::move(stats));
+    RETURN_IF_ERROR(s);
+  } else {
+    RETURN_IF_ERROR(item.kernel->Compute(&ctx));
+  }
   for (int k = 0; k < item.node->num_outputs(); ++k) {
     if (!params.outputs[k].IsInitialized()) {
       return absl::InternalError(absl::StrCat(
@@ -233,8 +250,10 @@ absl::Status Executor::RunParallel(RunState* state) const {
 }
 
 absl::Status Executor::Run(const std::vector<Tensor>& feed_values,
-                           std::vector<Tensor>* fetch_values) const {
+                           std::vector<Tensor>* fetch_values,
+                           RunCollector* collector) const {
   RunState state;
+  state.collector = collector;
   state.slots.resize(num_slots_);
   for (size_t k = 0; k < feed_values.size(); ++k) {
     state.slots[feed_slot_base_ + k] = feed_values[k];

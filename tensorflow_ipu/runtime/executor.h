@@ -38,9 +38,12 @@ class Executor {
       const Spec& spec, CpuDevice* device, ResourceManager* resources);
 
   // `feed_values` in the order of spec.feeds (already validated);
-  // `fetch_values` receives spec.fetches in order.
+  // `fetch_values` receives spec.fetches in order. Kernels report what the
+  // run cost into `collector` (nullptr: nothing is recorded), and every
+  // node is timed when it asks for traces.
   absl::Status Run(const std::vector<Tensor>& feed_values,
-                   std::vector<Tensor>* fetch_values) const;
+                   std::vector<Tensor>* fetch_values,
+                   RunCollector* collector = nullptr) const;
 
   int num_nodes() const { return static_cast<int>(items_.size()); }
 

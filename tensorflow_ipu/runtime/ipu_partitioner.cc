@@ -1,15 +1,15 @@
 #include "tensorflow_ipu/runtime/ipu_partitioner.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "tensorflow_ipu/compiler/static_shape_check.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/status_macros.h"
-#include "tensorflow_ipu/runtime/ipu_cluster_runtime.h"
+#include "tensorflow_ipu/runtime/ipu_cluster_op.h"
 #include "tensorflow_ipu/runtime/needed_nodes.h"
 
 namespace tensorflow_ipu {
@@ -27,18 +27,11 @@ int64_t Key(const TensorRef& r) {
   return (static_cast<int64_t>(r.node->id()) << 20) | r.index;
 }
 
-int GroupOf(DataType t) {
-  const std::vector<DataType>& groups = ClusterInputGroups();
-  auto it = std::find(groups.begin(), groups.end(), t);
-  return static_cast<int>(it - groups.begin());
-}
-
 class Partitioner {
  public:
-  Partitioner(const Graph& graph, const std::vector<TensorRef>& feeds,
-              const std::vector<const Node*>& needed,
-              const Placement& placement)
-      : graph_(graph), feeds_(feeds), needed_(needed), placement_(placement) {}
+  Partitioner(const Executor::Spec& spec, const std::vector<const Node*>& needed,
+              const Placement& placement, IpuClusterLibrary* library)
+      : spec_(spec), needed_(needed), placement_(placement), library_(library) {}
 
   // Ops that only pass values through: a cluster of nothing else is not
   // worth an engine (the vendor's port runs such graphs on the host).
@@ -47,9 +40,8 @@ class Partitioner {
            n.op() == "NoOp" || n.op() == "Const";
   }
 
-  absl::StatusOr<PartitionedRun> Run(const std::vector<TensorRef>& fetches,
-                                     const std::vector<const Node*>& targets) {
-    for (const TensorRef& f : feeds_) {
+  absl::StatusOr<PartitionedRun> Run() {
+    for (const TensorRef& f : spec_.feeds) {
       if (OnIpu(f.node)) {
         return absl::UnimplementedError(absl::StrCat(
             "Feeding tensor '", TensorName(f), "', an output of node '",
@@ -75,46 +67,37 @@ class Partitioner {
       cluster_of_.clear();
       AssignClusters();
     }
-    CollectResults(fetches);
+    CollectResults();
+    for (Cluster& c : clusters_) BuildClusterIr(&c);
+    RETURN_IF_ERROR(BuildGraph());
     PartitionedRun run;
-    run.graph = graph_.ToGraphDef();
-    absl::flat_hash_map<std::string, int> index_of;
-    for (int i = 0; i < run.graph.node_size(); ++i) {
-      index_of[run.graph.node(i).name()] = i;
+    for (const TensorRef& f : spec_.feeds) {
+      run.spec.feeds.push_back(fed_.at(Key(f)));
     }
-    for (size_t c = 0; c < clusters_.size(); ++c) {
-      ASSIGN_OR_RETURN(IpuClusterPlan plan, BuildCluster(c, &run.graph));
-      run.clusters.push_back(std::move(plan));
+    for (const TensorRef& f : spec_.fetches) {
+      ASSIGN_OR_RETURN(TensorRef r, Source(f));
+      run.spec.fetches.push_back(r);
     }
-    // Rewire the run's host nodes to the clusters' results.
-    for (const Node* n : needed_) {
-      if (OnIpu(n)) continue;
-      NodeDef* def = run.graph.mutable_node(index_of.at(n->name()));
-      def->clear_input();
-      for (const TensorRef& in : n->inputs()) def->add_input(SourceName(in));
-      for (const Node* c : n->control_inputs()) {
-        def->add_input(absl::StrCat(
-            "^", OnIpu(c) ? clusters_[cluster_of_.at(c->id())].node_name
-                          : c->name()));
-      }
+    for (const Node* t : spec_.targets) {
+      run.spec.targets.push_back(UnitNode(t));
     }
-    for (const TensorRef& f : fetches) run.fetches.push_back(SourceName(f));
-    for (const Node* t : targets) {
-      run.targets.push_back(OnIpu(t) ? clusters_[cluster_of_.at(t->id())].node_name
-                                     : t->name());
-    }
+    for (const Cluster& c : clusters_) run.clusters.push_back(c.name);
+    run.graph = std::move(graph_);
     return run;
   }
 
  private:
   struct Cluster {
     int ipu_ordinal = 0;
-    int level = 0;
-    std::string name;       // "cluster_<k>"
-    std::string node_name;  // its node in the partitioned graph
     std::vector<const Node*> nodes;
+    // Values read from outside, in order of first use, and the values
+    // read outside it.
+    std::vector<TensorRef> args;
     std::vector<TensorRef> results;
     absl::flat_hash_map<int64_t, int> result_index;
+    compiler::ClusterIr ir;
+    std::string name;          // in the library, once added
+    Node* node = nullptr;      // its _IpuCluster node in the new graph
   };
 
   // Handle ops only name a variable: they run on the host, and every
@@ -123,6 +106,12 @@ class Partitioner {
     return placement_.at(n->id()).on_ipu && n->op() != "VarHandleOp";
   }
   int Ordinal(const Node* n) const { return placement_.at(n->id()).ipu_ordinal; }
+  bool Fed(const TensorRef& r) const { return IsFed(spec_.feeds, r); }
+
+  static std::string CompileTag(const Node& n) {
+    auto it = n.def().attr().find(kCompileClusterAttr);
+    return it == n.def().attr().end() ? std::string() : it->second.s();
+  }
 
   void AssignClusters() {
     absl::flat_hash_map<int, int> level;
@@ -132,16 +121,17 @@ class Partitioner {
     for (const Node* n : needed_) {
       int l = 0;
       auto visit = [&](const Node* p) {
-        const int lp = level.at(p->id());
+        auto it = level.find(p->id());
+        if (it == level.end()) return;  // a fed node the run does not run
         // Leaving a cluster (to the host, another device or another
         // compile() call) starts a later one.
         const bool crosses =
             OnIpu(p) && (!OnIpu(n) || Ordinal(p) != Ordinal(n) ||
                          CompileTag(*p) != CompileTag(*n));
-        l = std::max(l, crosses ? lp + 1 : lp);
+        l = std::max(l, crosses ? it->second + 1 : it->second);
       };
       for (const TensorRef& in : n->inputs()) {
-        if (!IsFed(feeds_, in)) visit(in.node);
+        if (!Fed(in)) visit(in.node);
       }
       for (const Node* c : n->control_inputs()) visit(c);
       level[n->id()] = l;
@@ -149,27 +139,15 @@ class Partitioner {
     }
     for (auto& [key, nodes] : groups) {
       Cluster c;
-      c.level = std::get<0>(key);
       c.ipu_ordinal = std::get<1>(key);
-      c.name = absl::StrCat("cluster_", clusters_.size());
-      c.node_name = UniqueNodeName(absl::StrCat("_ipu_", c.name));
       c.nodes = std::move(nodes);
       for (const Node* n : c.nodes) cluster_of_[n->id()] = clusters_.size();
       clusters_.push_back(std::move(c));
     }
   }
 
-  static std::string CompileTag(const Node& n) {
-    auto it = n.def().attr().find(kCompileClusterAttr);
-    return it == n.def().attr().end() ? std::string() : it->second.s();
-  }
-
-  std::string UniqueNodeName(std::string base) const {
-    std::string name = base;
-    for (int k = 1; graph_.FindNode(name) != nullptr; ++k) {
-      name = absl::StrCat(base, "_", k);
-    }
-    return name;
+  bool InCluster(const TensorRef& r, size_t c) const {
+    return !Fed(r) && OnIpu(r.node) && cluster_of_.at(r.node->id()) == c;
   }
 
   // A value of a cluster read outside it becomes one of its results.
@@ -180,69 +158,42 @@ class Partitioner {
     c.results.push_back(r);
   }
 
-  void CollectResults(const std::vector<TensorRef>& fetches) {
+  void CollectResults() {
     for (const Node* n : needed_) {
       for (const TensorRef& in : n->inputs()) {
-        if (IsFed(feeds_, in) || !OnIpu(in.node)) continue;
+        if (Fed(in) || !OnIpu(in.node)) continue;
         if (OnIpu(n) && cluster_of_.at(n->id()) == cluster_of_.at(in.node->id())) {
           continue;
         }
         AddResult(in);
       }
     }
-    for (const TensorRef& f : fetches) {
-      if (!IsFed(feeds_, f) && OnIpu(f.node)) AddResult(f);
+    for (const TensorRef& f : spec_.fetches) {
+      if (!Fed(f) && OnIpu(f.node)) AddResult(f);
     }
   }
 
-  std::string OutputNodeName(const Cluster& c, int k) const {
-    return absl::StrCat(c.node_name, "/output_", k);
-  }
-
-  // The name, in the partitioned graph, of the value `r` as seen from
-  // outside the cluster that produced it.
-  std::string SourceName(const TensorRef& r) const {
-    if (IsFed(feeds_, r) || !OnIpu(r.node)) return TensorName(r);
-    const Cluster& c = clusters_[cluster_of_.at(r.node->id())];
-    return OutputNodeName(c, c.result_index.at(Key(r)));
-  }
-
-  absl::StatusOr<IpuClusterPlan> BuildCluster(size_t index, GraphDef* out) {
-    Cluster& c = clusters_[index];
-    const size_t self = index;
-    IpuClusterPlan plan;
-    plan.ipu_ordinal = c.ipu_ordinal;
-    plan.node_name = c.node_name;
-    compiler::ClusterIr& ir = plan.ir;
-    ir.name = c.name;
-
-    // Arguments: every value read from outside, grouped by dtype.
-    std::vector<TensorRef> args;
+  void BuildClusterIr(Cluster* c) {
+    const size_t self = cluster_of_.at(c->nodes.front()->id());
+    compiler::ClusterIr& ir = c->ir;
     std::vector<TensorRef> constants;
     absl::flat_hash_map<int64_t, int> arg_of;
-    for (const Node* n : c.nodes) {
+    for (const Node* n : c->nodes) {
       for (const TensorRef& in : n->inputs()) {
-        const bool inside = !IsFed(feeds_, in) && OnIpu(in.node) &&
-                            cluster_of_.at(in.node->id()) == self;
-        if (inside || arg_of.contains(Key(in))) continue;
+        if (InCluster(in, self) || arg_of.contains(Key(in))) continue;
         arg_of[Key(in)] = -1;
         // Host constants are compiled into the cluster, as XLA does: ops
         // such as Sum need their axes at compile time. So are variable
         // handles: the variable then lives in the cluster's device memory.
-        if (!IsFed(feeds_, in) && (in.node->constant_value() != nullptr ||
-                                   in.node->op() == "VarHandleOp")) {
+        if (!Fed(in) && (in.node->constant_value() != nullptr ||
+                         in.node->op() == "VarHandleOp")) {
           constants.push_back(in);
         } else {
-          args.push_back(in);
+          c->args.push_back(in);
         }
       }
     }
-    std::stable_sort(args.begin(), args.end(),
-                     [](const TensorRef& a, const TensorRef& b) {
-                       return GroupOf(a.node->output_type(a.index)) <
-                              GroupOf(b.node->output_type(b.index));
-                     });
-    for (const TensorRef& a : args) {
+    for (const TensorRef& a : c->args) {
       arg_of[Key(a)] = ir.AddArg(TensorName(a), a.node->output_type(a.index),
                                  a.node->output_shape(a.index));
     }
@@ -255,7 +206,7 @@ class Partitioner {
       arg_of[Key(k)] = op;
     }
     absl::flat_hash_map<int, int> op_of;  // node id -> IR op
-    for (const Node* n : c.nodes) {
+    for (const Node* n : c->nodes) {
       std::vector<compiler::ValueRef> inputs;
       for (const TensorRef& in : n->inputs()) {
         auto a = arg_of.find(Key(in));
@@ -279,69 +230,189 @@ class Partitioner {
       }
       op_of[n->id()] = op;
     }
-    for (const TensorRef& r : c.results) {
+    for (const TensorRef& r : c->results) {
       ir.results.push_back({op_of.at(r.node->id()), r.index});
     }
-    // Result offsets need static shapes: check now, before any compile.
-    RETURN_IF_ERROR(compiler::StaticShapeCheck().Run(&ir).status());
-
-    // The cluster node.
-    NodeDef* node = out->add_node();
-    node->set_name(c.node_name);
-    node->set_op(kIpuClusterOp);
-    auto& attrs = *node->mutable_attr();
-    std::vector<int64_t> counts(ClusterInputGroups().size(), 0);
-    for (const TensorRef& a : args) {
-      node->add_input(SourceName(a));
-      ++counts[GroupOf(a.node->output_type(a.index))];
-    }
-    for (size_t g = 0; g < counts.size(); ++g) {
-      const std::string name = DataTypeString(ClusterInputGroups()[g]);
-      attrs["N_" + name] = MakeAttrValue(counts[g]);
-      attrs["T_" + name] = MakeAttrValue(ClusterInputGroups()[g]);
-    }
-    attrs["key"] = MakeAttrValue(int64_t{0});  // set by the session
-    for (const Node* n : c.nodes) {
-      for (const Node* p : n->control_inputs()) {
-        if (!OnIpu(p)) {
-          node->add_input(absl::StrCat("^", p->name()));
-        } else if (cluster_of_.at(p->id()) != self) {
-          node->add_input(
-              absl::StrCat("^", clusters_[cluster_of_.at(p->id())].node_name));
-        }
-      }
-    }
-    ResultLayout layout = ComputeResultLayout(ir);
-    for (size_t k = 0; k < c.results.size(); ++k) {
-      const TensorRef& r = c.results[k];
-      NodeDef* o = out->add_node();
-      o->set_name(OutputNodeName(c, static_cast<int>(k)));
-      o->set_op(kIpuClusterOutputOp);
-      o->add_input(c.node_name);
-      (*o->mutable_attr())["T"] = MakeAttrValue(r.node->output_type(r.index));
-      (*o->mutable_attr())["shape"] = MakeAttrValue(r.node->output_shape(r.index));
-      (*o->mutable_attr())["offset"] = MakeAttrValue(layout.offsets[k]);
-    }
-    return plan;
   }
 
-  const Graph& graph_;
-  const std::vector<TensorRef>& feeds_;
+  // The new graph's node standing for `n`: its copy, or its cluster's node.
+  Node* UnitNode(const Node* n) const {
+    if (OnIpu(n)) return clusters_[cluster_of_.at(n->id())].node;
+    return copy_of_.at(n->id());
+  }
+
+  // The value `r` of the original graph, in the new one.
+  absl::StatusOr<TensorRef> Source(const TensorRef& r) const {
+    if (Fed(r)) return fed_.at(Key(r));
+    if (OnIpu(r.node)) {
+      const Cluster& c = clusters_[cluster_of_.at(r.node->id())];
+      return TensorRef{c.node, c.result_index.at(Key(r))};
+    }
+    auto it = copy_of_.find(r.node->id());
+    if (it == copy_of_.end()) {
+      return absl::InternalError(absl::StrCat(
+          "partitioning: no copy of '", TensorName(r), "' in the run's graph"));
+    }
+    return TensorRef{it->second, r.index};
+  }
+
+  // A fed tensor becomes a Placeholder of its dtype and shape.
+  absl::Status AddFeeds() {
+    absl::flat_hash_map<int, bool> needed_ids;
+    for (const Node* n : needed_) needed_ids[n->id()] = true;
+    for (const TensorRef& f : spec_.feeds) {
+      NodeDef def;
+      // The fed node's own name when the run does not need the node
+      // itself, so that errors speak of the tensor the user fed.
+      const bool name_free = !needed_ids.contains(f.node->id()) &&
+                             graph_->FindNode(f.node->name()) == nullptr &&
+                             !fed_names_.contains(f.node->name());
+      def.set_name(name_free ? f.node->name()
+                             : absl::StrCat("_fed/", f.node->name(), "/", f.index));
+      fed_names_[def.name()] = true;
+      def.set_op("Placeholder");
+      (*def.mutable_attr())["dtype"] = MakeAttrValue(f.node->output_type(f.index));
+      (*def.mutable_attr())["shape"] = MakeAttrValue(f.node->output_shape(f.index));
+      ASSIGN_OR_RETURN(Node * node, graph_->AddNode(std::move(def)));
+      fed_[Key(f)] = TensorRef{node, 0};
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status AddHostNode(const Node* n) {
+    std::vector<TensorRef> inputs;
+    for (const TensorRef& in : n->inputs()) {
+      ASSIGN_OR_RETURN(TensorRef r, Source(in));
+      inputs.push_back(r);
+    }
+    std::vector<Node*> controls;
+    for (const Node* c : n->control_inputs()) controls.push_back(UnitNode(c));
+    ASSIGN_OR_RETURN(Node * copy,
+                     graph_->AddCopyOf(*n, std::move(inputs), std::move(controls)));
+    copy_of_[n->id()] = copy;
+    return absl::OkStatus();
+  }
+
+  absl::Status AddClusterNode(Cluster* c, size_t self) {
+    c->name = library_->Add(c->ir, c->ipu_ordinal);
+    NodeDef def;
+    def.set_name(absl::StrCat("_ipu_", c->name));
+    for (int k = 1; graph_->FindNode(def.name()) != nullptr; ++k) {
+      def.set_name(absl::StrCat("_ipu_", c->name, "_", k));
+    }
+    def.set_op(kIpuClusterOp);
+    std::vector<DataType> arg_types, result_types;
+    std::vector<TensorShape> result_shapes;
+    for (const TensorRef& a : c->args) {
+      ASSIGN_OR_RETURN(TensorRef r, Source(a));
+      def.add_input(TensorName(r));
+      arg_types.push_back(a.node->output_type(a.index));
+    }
+    for (const TensorRef& r : c->results) {
+      result_types.push_back(r.node->output_type(r.index));
+      result_shapes.push_back(r.node->output_shape(r.index));
+    }
+    for (const Node* n : c->nodes) {
+      for (const Node* p : n->control_inputs()) {
+        if (OnIpu(p) && cluster_of_.at(p->id()) == self) continue;
+        def.add_input(absl::StrCat("^", UnitNode(p)->name()));
+      }
+    }
+    auto& attrs = *def.mutable_attr();
+    attrs[kIpuClusterNameAttr] = MakeAttrValue(c->name);
+    attrs[kIpuClusterArgTypesAttr] = MakeAttrValue(arg_types);
+    attrs[kIpuClusterResultTypesAttr] = MakeAttrValue(result_types);
+    attrs[kIpuClusterResultShapesAttr] = MakeAttrValue(result_shapes);
+    ASSIGN_OR_RETURN(c->node, graph_->AddNode(std::move(def)));
+    return absl::OkStatus();
+  }
+
+  // Adds the host nodes and cluster nodes in an order where every input
+  // comes first (Kahn's algorithm over both kinds of unit).
+  absl::Status BuildGraph() {
+    graph_ = std::make_unique<Graph>();
+    RETURN_IF_ERROR(AddFeeds());
+    // Units: clusters first (0..C-1), then host nodes.
+    const int num_clusters = static_cast<int>(clusters_.size());
+    absl::flat_hash_map<int, int> host_unit;  // node id -> unit
+    std::vector<const Node*> host_nodes;
+    for (const Node* n : needed_) {
+      if (OnIpu(n)) continue;
+      host_unit[n->id()] = num_clusters + static_cast<int>(host_nodes.size());
+      host_nodes.push_back(n);
+    }
+    const int num_units = num_clusters + static_cast<int>(host_nodes.size());
+    auto unit_of = [&](const Node* n) {
+      return OnIpu(n) ? static_cast<int>(cluster_of_.at(n->id()))
+                      : host_unit.at(n->id());
+    };
+    std::vector<int> pending(num_units, 0);
+    std::vector<std::vector<int>> consumers(num_units);
+    auto depend = [&](int unit, const Node* on) {
+      const int from = unit_of(on);
+      if (from == unit) return;
+      ++pending[unit];
+      consumers[from].push_back(unit);
+    };
+    for (int c = 0; c < num_clusters; ++c) {
+      for (const Node* n : clusters_[c].nodes) {
+        for (const TensorRef& a : n->inputs()) {
+          if (!Fed(a) && !InCluster(a, c)) depend(c, a.node);
+        }
+        for (const Node* p : n->control_inputs()) depend(c, p);
+      }
+    }
+    for (const Node* n : host_nodes) {
+      const int u = host_unit.at(n->id());
+      for (const TensorRef& in : n->inputs()) {
+        if (!Fed(in)) depend(u, in.node);
+      }
+      for (const Node* p : n->control_inputs()) depend(u, p);
+    }
+    std::deque<int> ready;
+    for (int u = 0; u < num_units; ++u) {
+      if (pending[u] == 0) ready.push_back(u);
+    }
+    int done = 0;
+    while (!ready.empty()) {
+      const int u = ready.front();
+      ready.pop_front();
+      ++done;
+      if (u < num_clusters) {
+        RETURN_IF_ERROR(AddClusterNode(&clusters_[u], u));
+      } else {
+        RETURN_IF_ERROR(AddHostNode(host_nodes[u - num_clusters]));
+      }
+      for (int c : consumers[u]) {
+        if (--pending[c] == 0) ready.push_back(c);
+      }
+    }
+    if (done != num_units) {
+      return absl::InternalError(
+          "partitioning made a cycle between the host and IPU clusters");
+    }
+    return absl::OkStatus();
+  }
+
+  const Executor::Spec& spec_;
   const std::vector<const Node*>& needed_;
   Placement placement_;
+  IpuClusterLibrary* const library_;
   std::vector<Cluster> clusters_;
   absl::flat_hash_map<int, size_t> cluster_of_;
+  std::unique_ptr<Graph> graph_;
+  absl::flat_hash_map<int, Node*> copy_of_;
+  absl::flat_hash_map<int64_t, TensorRef> fed_;
+  absl::flat_hash_map<std::string, bool> fed_names_;
 };
 
 }  // namespace
 
 absl::StatusOr<PartitionedRun> PartitionForIpu(
-    const Graph& graph, const std::vector<TensorRef>& feeds,
-    const std::vector<TensorRef>& fetches,
-    const std::vector<const Node*>& targets,
-    const std::vector<const Node*>& needed, const Placement& placement) {
-  Partitioner p(graph, feeds, needed, placement);
-  return p.Run(fetches, targets);
+    const Executor::Spec& spec, const std::vector<const Node*>& needed,
+    const Placement& placement, IpuClusterLibrary* library) {
+  Partitioner p(spec, needed, placement, library);
+  return p.Run();
 }
 
 }  // namespace tensorflow_ipu

@@ -1,8 +1,9 @@
-// Partitioning: a placed graph in (text), clusters and rewired names out.
+// Partitioning: a placed graph in (text), clusters and the run's graph out.
 #include "tensorflow_ipu/runtime/ipu_partitioner.h"
 
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/core/graph_def_io.h"
+#include "tensorflow_ipu/runtime/ipu_cluster_op.h"
 #include "tensorflow_ipu/runtime/needed_nodes.h"
 
 namespace tensorflow_ipu {
@@ -29,16 +30,17 @@ constexpr char kGraph[] = R"pb(
 
 struct Fixture {
   std::unique_ptr<Graph> graph;
-  std::vector<TensorRef> feeds, fetches;
+  Executor::Spec spec;
   std::vector<const Node*> needed;
   Placement placement;
+  IpuClusterLibrary library;
 
   Fixture() {
     graph = Graph::FromGraphDef(GraphDefFromText(kGraph).value()).value();
-    feeds = {{graph->FindNode("a"), 0}, {graph->FindNode("b"), 0}};
-    fetches = {{graph->FindNode("y"), 0}, {graph->FindNode("z"), 0},
-               {graph->FindNode("h"), 0}};
-    needed = NeededNodes(feeds, fetches, {});
+    spec.feeds = {{graph->FindNode("a"), 0}, {graph->FindNode("b"), 0}};
+    spec.fetches = {{graph->FindNode("y"), 0}, {graph->FindNode("z"), 0},
+                    {graph->FindNode("h"), 0}};
+    needed = NeededNodes(spec.feeds, spec.fetches, {});
     for (const Node* n : needed) {
       const DeviceName& d = n->requested_device();
       placement[n->id()] = {d.IsIpu(), d.IsIpu() ? d.id : 0};
@@ -48,56 +50,76 @@ struct Fixture {
 
 TEST(IpuPartitionerTest, IpuHostIpuMakesTwoPhasesAndDevicesSplit) {
   Fixture f;
-  auto run = PartitionForIpu(*f.graph, f.feeds, f.fetches, {}, f.needed,
-                             f.placement);
+  auto run = PartitionForIpu(f.spec, f.needed, f.placement, &f.library);
   ASSERT_TRUE(run.ok()) << run.status();
-  ASSERT_EQ(run->clusters.size(), 3u);
+  ASSERT_EQ(run->clusters,
+            (std::vector<std::string>{"cluster_0", "cluster_1", "cluster_2"}));
   // Level 0: x on IPU 0 and z on IPU 1; level 1: y on IPU 0.
-  EXPECT_EQ(run->clusters[0].ir.ToString(),
+  auto c0 = f.library.Find("cluster_0");
+  ASSERT_TRUE(c0.ok()) << c0.status();
+  EXPECT_EQ((*c0)->ir.ToString(),
             "cluster cluster_0\n"
             "%0 a:0 = _Arg() -> float[2] shard=-1\n"
             "%1 b:0 = _Arg() -> float[2] shard=-1\n"
             "%2 x = TestAdd(%0:0, %1:0) -> float[2] shard=-1\n"
             "results (%2:0)\n");
-  EXPECT_EQ(run->clusters[1].ipu_ordinal, 1);
-  EXPECT_EQ(run->clusters[2].ir.ToString(),
+  EXPECT_EQ((*c0)->ipu_ordinal, 0);
+  EXPECT_EQ(f.library.Find("cluster_1").value()->ipu_ordinal, 1);
+  EXPECT_EQ(f.library.Find("cluster_2").value()->ir.ToString(),
             "cluster cluster_2\n"
             "%0 h:0 = _Arg() -> float[2] shard=-1\n"
             "%1 b:0 = _Arg() -> float[2] shard=-1\n"
             "%2 y = TestAdd(%0:0, %1:0) -> float[2] shard=-1\n"
             "results (%2:0)\n");
-  EXPECT_EQ(run->fetches,
-            (std::vector<std::string>{"_ipu_cluster_2/output_0",
-                                      "_ipu_cluster_1/output_0", "h:0"}));
-  // The partitioned graph is valid, and h now reads cluster 0's result.
-  auto g = Graph::FromGraphDef(run->graph);
-  ASSERT_TRUE(g.ok()) << g.status();
-  const Node* h = (*g)->FindNode("h");
-  EXPECT_EQ(h->input(0).node->name(), "_ipu_cluster_0/output_0");
-  const Node* c2 = (*g)->FindNode("_ipu_cluster_2");
+
+  // The run's graph: the feeds, h, and one node per cluster whose outputs
+  // are the results themselves (no packing, no unpacking nodes).
+  const Graph& g = *run->graph;
+  EXPECT_EQ(g.num_nodes(), 6);
+  ASSERT_EQ(run->spec.fetches.size(), 3u);
+  EXPECT_EQ(run->spec.fetches[0].node->name(), "_ipu_cluster_2");
+  EXPECT_EQ(run->spec.fetches[0].index, 0);
+  EXPECT_EQ(run->spec.fetches[1].node->name(), "_ipu_cluster_1");
+  EXPECT_EQ(run->spec.fetches[2].node->name(), "h");
+  EXPECT_EQ(run->spec.feeds[0].node->name(), "a");
+  EXPECT_EQ(run->spec.feeds[0].node->op(), "Placeholder");
+  const Node* h = g.FindNode("h");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->input(0).node->name(), "_ipu_cluster_0");
+  const Node* c2 = g.FindNode("_ipu_cluster_2");
   ASSERT_NE(c2, nullptr);
-  EXPECT_EQ(c2->num_inputs(), 2);  // b and h, both float
+  EXPECT_EQ(c2->op(), kIpuClusterOp);
+  EXPECT_EQ(c2->num_inputs(), 2);  // h and b
+  EXPECT_EQ(c2->input(0).node->name(), "h");
+  EXPECT_EQ(c2->num_outputs(), 1);
+  EXPECT_EQ(c2->output_type(0), DT_FLOAT);
+  EXPECT_EQ(c2->output_shape(0).DebugString(), "[2]");
 }
 
-TEST(IpuPartitionerTest, DynamicShapeInAClusterNamesTheTensor) {
+TEST(IpuPartitionerTest, AnIdenticalClusterKeepsItsNameInTheSession) {
   Fixture f;
-  GraphDef def = GraphDefFromText(kGraph).value();
-  for (int i : {0, 1}) {
-    def.mutable_node(i)->mutable_attr()->at("shape").mutable_shape()
-        ->mutable_dim(0)->set_size(-1);
-  }
-  f.graph = Graph::FromGraphDef(def).value();
-  f.feeds = {{f.graph->FindNode("a"), 0}, {f.graph->FindNode("b"), 0}};
-  f.fetches = {{f.graph->FindNode("x"), 0}};
-  f.needed = NeededNodes(f.feeds, f.fetches, {});
-  f.placement = Placement();
-  for (const Node* n : f.needed) {
-    f.placement[n->id()] = {n->requested_device().IsIpu(), 0};
-  }
-  auto run = PartitionForIpu(*f.graph, f.feeds, f.fetches, {}, f.needed,
-                             f.placement);
-  EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(run.status().message().find("'a:0' is [?]"), std::string::npos)
+  ASSERT_TRUE(PartitionForIpu(f.spec, f.needed, f.placement, &f.library).ok());
+  // The same run prepared again (as another executor would) names its
+  // clusters as before, and a run of only z finds z's cluster by contents.
+  auto again = PartitionForIpu(f.spec, f.needed, f.placement, &f.library);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->clusters,
+            (std::vector<std::string>{"cluster_0", "cluster_1", "cluster_2"}));
+  Executor::Spec only_z;
+  only_z.feeds = {{f.graph->FindNode("a"), 0}};
+  only_z.fetches = {{f.graph->FindNode("z"), 0}};
+  auto z = PartitionForIpu(only_z, NeededNodes(only_z.feeds, only_z.fetches, {}),
+                           f.placement, &f.library);
+  ASSERT_TRUE(z.ok()) << z.status();
+  EXPECT_EQ(z->clusters, (std::vector<std::string>{"cluster_1"}));
+}
+
+TEST(IpuPartitionerTest, FeedingAnIpuValueIsUnimplementedAndNamesTheTensor) {
+  Fixture f;
+  f.spec.feeds.push_back({f.graph->FindNode("x"), 0});
+  auto run = PartitionForIpu(f.spec, f.needed, f.placement, &f.library);
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(run.status().message().find("'x:0'"), std::string::npos)
       << run.status();
 }
 

@@ -4,8 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "tensorflow_ipu/compiler/lowering_registry.h"
-#include "tensorflow_ipu/ipu/ipu_system.h"
+#include "tensorflow_ipu/runtime/ipu_support.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -61,13 +60,14 @@ absl::Status RefVariableOnIpuError(const Node& variable,
 
 }  // namespace
 
-PlacementEnv PlacementEnv::FromIpuSystem() {
+PlacementEnv PlacementEnv::FromIpuSupport() {
   PlacementEnv env;
-  ipu::IpuSystem& system = ipu::IpuSystem::Get();
-  env.ipu_configured = system.configured();
-  env.num_ipu_devices = system.num_devices();
-  env.has_ipu_lowering = [](absl::string_view op) {
-    return compiler::LoweringRegistry::Global()->Has(op);
+  const IpuSupport* support = GetIpuSupport();
+  if (support == nullptr) return env;  // no IPU path linked: nothing configured
+  env.ipu_configured = support->configured();
+  env.num_ipu_devices = support->num_devices();
+  env.has_ipu_lowering = [support](absl::string_view op) {
+    return support->HasLowering(op);
   };
   return env;
 }

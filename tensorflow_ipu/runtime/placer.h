@@ -10,7 +10,7 @@
 //    InvalidArgument naming the node, k and the count; an op with no IPU
 //    lowering is an InvalidArgument naming the node and the op.
 //
-//   PlacementEnv env = PlacementEnv::FromIpuSystem();
+//   PlacementEnv env = PlacementEnv::FromIpuSupport();
 //   ASSIGN_OR_RETURN(Placement p, PlaceNodes(needed_nodes, env));
 //   p.at(node->id()).on_ipu
 #ifndef TENSORFLOW_IPU_RUNTIME_PLACER_H_
@@ -69,8 +69,9 @@ struct PlacementEnv {
   int num_ipu_devices = 0;
   std::function<bool(absl::string_view op)> has_ipu_lowering;
 
-  // The configured IpuSystem and the compiler's lowering registry.
-  static PlacementEnv FromIpuSystem();
+  // What the linked IPU path says (runtime/ipu_support.h); no IPUs when the
+  // program links none.
+  static PlacementEnv FromIpuSupport();
 };
 
 // True if any of `nodes` asks for an IPU (cheap: lets a CPU-only run skip

@@ -8,7 +8,13 @@
 // Run prunes the graph to what the fetches and targets need, validates the
 // feeds, and executes; the prepared plan is cached per (feeds, fetches,
 // targets) so repeated calls do no re-analysis. Run may be called from many
-// threads at once.
+// threads at once. A Run given RunOptions and a RunMetadata reports back
+// what it did: step stats when traced, and what its IPU clusters cost on the
+// simulated devices.
+//
+// Close may be called while other threads are inside Run: those steps
+// complete (their plans stay alive until they return), and every later call
+// is FailedPrecondition.
 #ifndef TENSORFLOW_IPU_RUNTIME_SESSION_H_
 #define TENSORFLOW_IPU_RUNTIME_SESSION_H_
 
@@ -19,6 +25,8 @@
 
 #include "absl/status/status.h"
 #include "tensorflow_ipu/core/proto/graph.pb.h"
+#include "tensorflow_ipu/core/resource_mgr.h"
+#include "tensorflow_ipu/core/run_metadata.h"
 #include "tensorflow_ipu/core/tensor.h"
 
 namespace tensorflow_ipu {
@@ -47,6 +55,20 @@ class Session {
       const std::vector<std::string>& output_names,
       const std::vector<std::string>& target_names,
       std::vector<Tensor>* outputs) = 0;
+  // The same, with options, filling `run_metadata` (nullptr: not wanted).
+  virtual absl::Status Run(
+      const RunOptions& run_options,
+      const std::vector<std::pair<std::string, Tensor>>& inputs,
+      const std::vector<std::string>& output_names,
+      const std::vector<std::string>& target_names,
+      std::vector<Tensor>* outputs, RunMetadata* run_metadata) = 0;
+
+  // The session's resources (its variables and other state), for what
+  // works on a session's state from outside its graph, such as
+  // train::Saver; as TensorFlow's Session::LocalDeviceManager gives access
+  // to its devices' resource managers. The manager lives as long as the
+  // session.
+  virtual absl::Status LocalResourceManager(ResourceManager** resources) = 0;
 
   // Releases the graph and cached plans; later calls are FailedPrecondition.
   virtual absl::Status Close() = 0;

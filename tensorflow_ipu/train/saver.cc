@@ -9,7 +9,7 @@
 #include "tensorflow_ipu/core/resource_mgr.h"
 #include "tensorflow_ipu/core/status_macros.h"
 #include "tensorflow_ipu/io/checkpoint.h"
-#include "tensorflow_ipu/runtime/direct_session.h"
+#include "tensorflow_ipu/runtime/session.h"
 
 namespace tensorflow_ipu {
 namespace train {
@@ -27,17 +27,18 @@ ResourceHandle HandleOf(const Variable& var) {
   return h;
 }
 
-// The session's variables. Variables live in the DirectSession, not in the
+// The session's variables. Variables live in the session, not in the
 // graph, which is why a session that has not run yet can be restored into.
 absl::StatusOr<ResourceManager*> ResourcesOf(const ClientSession& session,
                                              const char* what) {
-  auto* direct = dynamic_cast<DirectSession*>(session.session());
-  if (direct == nullptr || direct->resource_manager() == nullptr) {
+  ResourceManager* resources = nullptr;
+  absl::Status s = session.session()->LocalResourceManager(&resources);
+  if (!s.ok() || resources == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "Saver can only ", what, " the variables of an in-process session "
-        "(DirectSession, as ClientSession makes)"));
+        "Saver cannot ", what, " the variables of this session: ",
+        s.ok() ? "it has no resources" : s.message()));
   }
-  return direct->resource_manager();
+  return resources;
 }
 
 absl::Status WithContext(const absl::Status& status, const std::string& context) {

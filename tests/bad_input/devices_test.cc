@@ -34,7 +34,7 @@ class BadDeviceTest : public testing::IpuTest {
     for (int k = 0; k < num_ipus; ++k) {
       x = ops::Add(ipu::scopes::ipu_shard(ipu, k), x, a);
     }
-    ClientSession session(root);
+    testing::ProfilingSession session(root);
     std::vector<Tensor> out;
     absl::Status s = session.Run({{a, {1.f, 4.f}}}, {x}, &out);
     ASSERT_TRUE(s.ok()) << s;
@@ -87,7 +87,7 @@ TEST_F(BadDeviceTest, MalformedDeviceNamesAreRecordedOnTheScope) {
                 HasSubstr("Malformed device specification '" + c.device +
                           "': " + c.why));
     // The scope's error is sticky: the session reports it, not a crash.
-    ClientSession session(root);
+    testing::ProfilingSession session(root);
     std::vector<Tensor> out;
     EXPECT_EQ(session.Run({{a, {1.f, 2.f}}}, {sum}, &out), root.status());
   }
@@ -139,7 +139,7 @@ TEST_F(BadDeviceTest, IpuDeviceBeyondTheConfiguration) {
   auto near = ops::Add(ipu::scopes::ipu_scope(root, "/device:IPU:0"), a, a);
   auto far = ops::Add(
       ipu::scopes::ipu_scope(root, "/device:IPU:1").WithOpName("far"), a, a);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   absl::Status s = session.Run({{a, {1.f, 2.f}}}, {far}, &out);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
@@ -159,7 +159,7 @@ TEST_F(BadDeviceTest, IpuDeviceBeforeConfiguringTheSystem) {
                             ops::Placeholder::Shape({2}));
   auto sum = ops::Add(
       ipu::scopes::ipu_scope(root, "/device:IPU:0").WithOpName("sum"), a, a);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   absl::Status s = session.Run({{a, {1.f, 2.f}}}, {sum}, &out);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
@@ -183,7 +183,7 @@ TEST_F(BadDeviceTest, ShardBeyondTheAttachedDevice) {
   auto second = ops::Add(ipu::scopes::ipu_shard(ipu, 1), first, a);
   auto far =
       ops::Add(ipu::scopes::ipu_shard(ipu.WithOpName("far"), 2), second, a);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   absl::Status s = session.Run({{a, {1.f, 2.f}}}, {far}, &out);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
@@ -300,7 +300,7 @@ TEST_F(BadDeviceTest, SessionSurvivesAFailedReconfiguration) {
   auto a = ops::Placeholder(root.WithDevice("cpu").WithOpName("a"), DT_FLOAT,
                             ops::Placeholder::Shape({2}));
   auto sum = ops::Add(ipu::scopes::ipu_scope(root, "/device:IPU:0"), a, a);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run({{a, {1.f, 2.f}}}, {sum}, &out).ok());
   ipu::config::IPUConfig bad;
@@ -308,7 +308,7 @@ TEST_F(BadDeviceTest, SessionSurvivesAFailedReconfiguration) {
   EXPECT_FALSE(bad.configure_ipu_system().ok());
   ASSERT_TRUE(session.Run({{a, {3.f, 4.f}}}, {sum}, &out).ok());
   EXPECT_EQ(out[0].DebugString(), "[6. 8.]");
-  EXPECT_FALSE(Direct(session)->last_run_profile().clusters.at(0).compiled);
+  EXPECT_FALSE(session.last_profile().clusters.at(0).compiled);
 }
 
 }  // namespace

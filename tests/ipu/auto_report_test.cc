@@ -57,10 +57,10 @@ TEST_F(AutoReportTest, EachClusterReportsIntoItsOwnSubdirectory) {
 
   std::vector<Tensor> out;
   {
-    ClientSession session(root);
+    testing::ProfilingSession session(root);
     ASSERT_TRUE(session.Run({{pa, {1.f, 2.f}}}, {square}, &out).ok());
     EXPECT_EQ(out[0].DebugString(), "[1. 4.]");
-    ASSERT_EQ(Direct(session)->last_run_profile().clusters.size(), 2u);
+    ASSERT_EQ(session.last_profile().clusters.size(), 2u);
   }
   // Nothing lands in the directory itself, where the engines would
   // overwrite each other's files.

@@ -61,13 +61,13 @@ TEST_F(EventTraceTest, TheTutorialGraphsRunsAsEvents) {
                            ops::Add(ipu, pa, pc));
   ClientSession::FeedType feeds = {
       {pa, {1.f, 1.f}}, {pb, {0.f, 1.f}}, {pc, {1.f, 5.f}}};
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
 
   const int64_t before = TraceNowMicros();
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run(feeds, {result}, &out).ok());
   EXPECT_EQ(out[0].DebugString(), "[3. 8.]");
-  const IpuClusterProfile profile = Direct(session)->last_run_profile().clusters.at(0);
+  const IpuClusterProfile profile = session.last_profile().clusters.at(0);
   const int64_t after = TraceNowMicros();
 
   // The first run compiles, loads the engine, streams the three feeds in,
@@ -132,7 +132,7 @@ TEST_F(EventTraceTest, EngineSwitchesAreLoadEngineEvents) {
   Output neg = ops::Neg(ipu, pa);
   Output host = ops::Identity(cpu, neg);
   Output square = ops::Square(ipu, host);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run({{pa, {1.f, 2.f}}}, {square}, &out).ok());
   EXPECT_EQ(out[0].DebugString(), "[1. 4.]");

@@ -9,7 +9,6 @@
 #include "tensorflow_ipu/cc/client_session.h"
 #include "tensorflow_ipu/ipu/config.h"
 #include "tensorflow_ipu/ipu/ipu_system.h"
-#include "tensorflow_ipu/runtime/direct_session.h"
 
 namespace tensorflow_ipu {
 namespace testing {
@@ -34,9 +33,34 @@ class IpuTest : public ::testing::Test {
     ASSERT_TRUE(cfg.configure_ipu_system().ok());
   }
 
-  static DirectSession* Direct(const ClientSession& session) {
-    return static_cast<DirectSession*>(session.session());
+};
+
+// A ClientSession that keeps the RunMetadata of its latest Run made
+// through it, for tests of what runs cost on the IPU.
+class ProfilingSession : public ClientSession {
+ public:
+  using ClientSession::ClientSession;
+
+  absl::Status Run(const std::vector<Output>& fetches,
+                   std::vector<Tensor>* outputs) {
+    return Run(FeedType{}, fetches, {}, outputs);
   }
+  absl::Status Run(const FeedType& feeds, const std::vector<Output>& fetches,
+                   std::vector<Tensor>* outputs) {
+    return Run(feeds, fetches, {}, outputs);
+  }
+  absl::Status Run(const FeedType& feeds, const std::vector<Output>& fetches,
+                   const std::vector<Operation>& targets,
+                   std::vector<Tensor>* outputs) {
+    return ClientSession::Run(RunOptions(), feeds, fetches, targets, outputs,
+                              &metadata_);
+  }
+
+  // What the latest Run's IPU clusters cost (empty when it used none).
+  const IpuRunProfile& last_profile() const { return metadata_.ipu_profile; }
+
+ private:
+  RunMetadata metadata_;
 };
 
 }  // namespace testing

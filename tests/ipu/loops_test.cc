@@ -46,13 +46,13 @@ TEST_F(LoopsTest, CountsOnTheDeviceInOneRun) {
         return out.ok() ? *out : std::vector<Output>{};
       }, {});
   ASSERT_TRUE(r.ok()) << r.status();
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run({(*r)[0], (*r)[1]}, &out).ok())
       << session.Run({(*r)[0]}, &out);
   EXPECT_EQ(out[0].data<float>()[0], 21.f);
   EXPECT_THAT(Floats(out[1]), ElementsAre(1024.f, 3072.f));
-  IpuRunProfile p = Direct(session)->last_run_profile();
+  IpuRunProfile p = session.last_profile();
   ASSERT_EQ(p.clusters.size(), 1u);
 }
 
@@ -79,14 +79,14 @@ TEST_F(LoopsTest, InfeedAndOutfeedMoveOneElementPerIteration) {
   ASSERT_TRUE(r.ok()) << r.status();
   std::vector<Output> dequeued = outfeed.dequeue(root);
   ASSERT_TRUE(root.ok()) << root.status();
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run({}, {}, {infeed->initializer(root)}, nullptr).ok());
   absl::Status s = session.Run({(*r)[0]}, &out);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(out[0].data<float>()[0], 15.f);  // 1+2+3+4+5
   // The five elements went in as one transfer of 5 records.
-  EXPECT_EQ(Direct(session)->last_run_profile().clusters[0].host_bytes_to_device,
+  EXPECT_EQ(session.last_profile().clusters[0].host_bytes_to_device,
             20u);
   ASSERT_TRUE(session.Run({(*r)[0]}, &out).ok());
   EXPECT_EQ(out[0].data<float>()[0], 40.f);  // 6+...+10
@@ -127,7 +127,7 @@ TEST_F(LoopsTest, TrainingStepsInALoopAndGlobalStepOnTheCpu) {
       }, {});
   ASSERT_TRUE(r.ok()) << r.status();
   Operation init = global_variables_initializer(root);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   ASSERT_TRUE(session.Run({}, {}, {init}, nullptr).ok());
   absl::Status s = session.Run({}, {}, {(*r)[0].op()}, nullptr);
   ASSERT_TRUE(s.ok()) << s;
@@ -168,12 +168,12 @@ TEST_F(LoopsTest, DeadOpsInTheBodyArePrunedSideEffectsRun) {
         }, {});
     EXPECT_TRUE(r.ok()) << r.status();
     std::vector<Output> dequeued = outfeed.dequeue(root);
-    ClientSession session(root);
+    testing::ProfilingSession session(root);
     std::vector<Tensor> out;
     absl::Status s = session.Run({(*r)[0]}, &out);
     EXPECT_TRUE(s.ok()) << s;
     EXPECT_EQ(out[0].data<float>()[0], 4.f);
-    const uint64_t cycles = Direct(session)->last_run_profile().clusters.at(0).cycles;
+    const uint64_t cycles = session.last_profile().clusters.at(0).cycles;
     s = session.Run({dequeued[0]}, &out);
     EXPECT_TRUE(s.ok()) << s;
     return {cycles, Floats(out[0])};

@@ -70,11 +70,12 @@ absl::StatusOr<std::vector<Tensor>> RunCase(const OpCase& c, bool on_ipu) {
   if (!root.ok()) return root.status();
   ClientSession session(root);
   std::vector<Tensor> out;
-  absl::Status s = session.Run(feeds, fetches, &out);
+  RunMetadata metadata;
+  absl::Status s =
+      session.Run(RunOptions(), feeds, fetches, {}, &out, &metadata);
   if (!s.ok()) return s;
   if (on_ipu) {
-    const IpuRunProfile p =
-        static_cast<DirectSession*>(session.session())->last_run_profile();
+    const IpuRunProfile& p = metadata.ipu_profile;
     if (p.clusters.size() != 1) {
       return absl::InternalError("expected the op to run as one IPU cluster");
     }

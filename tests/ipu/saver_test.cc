@@ -20,6 +20,7 @@ using testing::IpuTest;
 using train::BuildMlpTestModel;
 using train::MlpTestModel;
 using train::Saver;
+using train::MlpTestFeeds;
 using train::TrainMlpTestModel;
 
 // w1 [3,5], b1 [5], w2 [5,2], b2 [2]: 32 floats.
@@ -59,7 +60,9 @@ class SaverOnIpuTest : public IpuTest {
   // Whether the session's host copy of `name` is current (false while the
   // IPU holds the only current copy).
   static bool HostCopyIsCurrent(const ClientSession& session, const std::string& name) {
-    std::shared_ptr<Var> var = Direct(session)->resource_manager()->Lookup(name).value();
+    ResourceManager* resources = nullptr;
+    EXPECT_TRUE(session.session()->LocalResourceManager(&resources).ok());
+    std::shared_ptr<Var> var = resources->Lookup(name).value();
     absl::MutexLock lock(var->mu());
     return var->host_valid_locked();
   }
@@ -79,7 +82,7 @@ TEST_F(SaverOnIpuTest, SavingBringsResidentValuesHomeAndLeavesThemResident) {
   Scope root = Scope::NewRootScope();
   MlpTestModel m = BuildOnIpu(root);
   ASSERT_EQ(m.weights[0].handle().node()->def().device(), "/device:IPU:0");
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   ASSERT_OK(session.Run({}, {}, {m.init}, nullptr));
   ASSERT_OK(TrainMlpTestModel(session, m, 0, 3).status());
   for (const Variable& w : m.weights) {
@@ -99,8 +102,9 @@ TEST_F(SaverOnIpuTest, SavingBringsResidentValuesHomeAndLeavesThemResident) {
   }
   EXPECT_EQ(saved.at("global_step").data<int64_t>()[0], 3);
   // Still resident: the next step loads no weights.
-  ASSERT_OK(TrainMlpTestModel(session, m, 3, 1).status());
-  IpuRunProfile p = Direct(session)->last_run_profile();
+  std::vector<Tensor> step;
+  ASSERT_OK(session.Run(MlpTestFeeds(m, 3), {m.loss}, {m.train}, &step));
+  IpuRunProfile p = session.last_profile();
   ASSERT_FALSE(p.clusters.empty());
   uint64_t restored = 0;
   for (const IpuClusterProfile& c : p.clusters) restored += c.variable_bytes_restored;
@@ -115,7 +119,7 @@ TEST_F(SaverOnIpuTest, RestoredTrainingContinuesBitIdentically) {
   {
     Scope root = Scope::NewRootScope();
     MlpTestModel m = BuildOnIpu(root);
-    ClientSession session(root);
+    testing::ProfilingSession session(root);
     ASSERT_OK(session.Run({}, {}, {m.init}, nullptr));
     ASSERT_OK(TrainMlpTestModel(session, m, 0, kBefore).status());
     ASSERT_OK(Saver(root).save(session, prefix_));
@@ -127,7 +131,7 @@ TEST_F(SaverOnIpuTest, RestoredTrainingContinuesBitIdentically) {
 
   Scope root = Scope::NewRootScope();
   MlpTestModel m = BuildOnIpu(root);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   ASSERT_OK(Saver(root).restore(session, prefix_));
   absl::StatusOr<std::vector<float>> again = TrainMlpTestModel(session, m, kBefore, kAfter);
   ASSERT_TRUE(again.ok()) << again.status();
@@ -146,7 +150,7 @@ TEST_F(SaverOnIpuTest, RestoredTrainingContinuesBitIdentically) {
 TEST_F(SaverOnIpuTest, RestoreReplacesTheDeviceCopies) {
   Scope root = Scope::NewRootScope();
   MlpTestModel m = BuildOnIpu(root);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   ASSERT_OK(session.Run({}, {}, {m.init}, nullptr));
   ASSERT_OK(TrainMlpTestModel(session, m, 0, 3).status());
   Saver saver(root);
@@ -155,16 +159,17 @@ TEST_F(SaverOnIpuTest, RestoreReplacesTheDeviceCopies) {
   ASSERT_TRUE(first.ok()) << first.status();
 
   ASSERT_OK(saver.restore(session, prefix_));
-  absl::StatusOr<std::vector<float>> one = TrainMlpTestModel(session, m, 3, 1);
-  ASSERT_TRUE(one.ok()) << one.status();
+  std::vector<Tensor> step;
+  ASSERT_OK(session.Run(MlpTestFeeds(m, 3), {m.loss}, {m.train}, &step));
+  const std::vector<float> one = {step[0].data<float>()[0]};
   uint64_t restored = 0;
-  for (const IpuClusterProfile& c : Direct(session)->last_run_profile().clusters) {
+  for (const IpuClusterProfile& c : session.last_profile().clusters) {
     restored += c.variable_bytes_restored;
   }
   EXPECT_EQ(restored, kWeightBytes);
   absl::StatusOr<std::vector<float>> rest = TrainMlpTestModel(session, m, 4, 2);
   ASSERT_TRUE(rest.ok()) << rest.status();
-  std::vector<float> second = *one;
+  std::vector<float> second = one;
   second.insert(second.end(), rest->begin(), rest->end());
   EXPECT_TRUE(SameBits(second, *first)) << ::testing::PrintToString(second)
                                         << " vs " << ::testing::PrintToString(*first);

@@ -48,7 +48,7 @@ void ExpectStatus(const absl::Status& s, absl::StatusCode code,
 // Runs `result` of `root` with the tutorial's feeds.
 absl::Status RunTutorial(const Scope& root, const Placeholders& p,
                          const Output& result, std::vector<Tensor>* out) {
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   return session.Run(TutorialFeeds(p), {result}, out);
 }
 
@@ -59,12 +59,12 @@ TEST_F(TutorialTest, BasicGraphOnTheSimulatedHardware) {
   Scope root = Scope::NewRootScope();
   Placeholders p = MakePlaceholders(root);
   Output result = BasicGraph(ipu::scopes::ipu_scope(root, "/device:IPU:0"), p);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
   EXPECT_EQ(out[0].DebugString(), "[3. 8.]");
 
-  IpuRunProfile profile = Direct(session)->last_run_profile();
+  IpuRunProfile profile = session.last_profile();
   ASSERT_EQ(profile.clusters.size(), 1u);
   const IpuClusterProfile& c = profile.clusters[0];
   EXPECT_EQ(c.cluster, "cluster_0");
@@ -90,11 +90,10 @@ TEST_F(TutorialTest, BasicGraphOnTheSimulatedHardware) {
                           {result}, &out)
                   .ok());
   EXPECT_EQ(out[0].DebugString(), "[5. 5.]");
-  profile = Direct(session)->last_run_profile();
+  profile = session.last_profile();
   ASSERT_EQ(profile.clusters.size(), 1u);
   EXPECT_FALSE(profile.clusters[0].compiled);
   EXPECT_EQ(profile.engine_loads, 0u);
-  EXPECT_EQ(Direct(session)->num_cached_executors(), 1);
 }
 
 TEST_F(TutorialTest, BasicGraphOnTheIpuModel) {
@@ -103,11 +102,11 @@ TEST_F(TutorialTest, BasicGraphOnTheIpuModel) {
   Scope root = Scope::NewRootScope();
   Placeholders p = MakePlaceholders(root);
   Output result = BasicGraph(ipu::scopes::ipu_scope(root, "/device:IPU:0"), p);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
   EXPECT_EQ(out[0].DebugString(), "[3. 8.]");
-  EXPECT_EQ(Direct(session)->last_run_profile().clusters.size(), 1u);
+  EXPECT_EQ(session.last_profile().clusters.size(), 1u);
 }
 
 TEST_F(TutorialTest, ShardedGraphOnFourIpus) {
@@ -122,12 +121,12 @@ TEST_F(TutorialTest, ShardedGraphOnFourIpus) {
   auto o3 = ops::Add(ipu::scopes::ipu_shard(ipu, 2), p.b, p.c);
   Scope s3 = ipu::scopes::ipu_shard(ipu, 3);
   Output out_t = ops::Add(s3, ops::Add(s3, o1, o2), o3);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run(TutorialFeeds(p), {out_t}, &out).ok());
   EXPECT_EQ(out[0].DebugString(), "[ 4. 14.]");
 
-  IpuRunProfile profile = Direct(session)->last_run_profile();
+  IpuRunProfile profile = session.last_profile();
   ASSERT_EQ(profile.clusters.size(), 1u);
   EXPECT_EQ(profile.clusters[0].num_ipus, 4);
   // Each placeholder is streamed to the first shard that reads it (a and b
@@ -156,7 +155,7 @@ TEST_F(TutorialTest, ShardBeyondTheDeviceNamesOpAndCount) {
   Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
   auto o1 = ops::Add(ipu::scopes::ipu_shard(ipu, 0), p.a, p.b);
   auto o2 = ops::Add(ipu::scopes::ipu_shard(ipu.WithOpName("far"), 2), o1, p.c);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   absl::Status s = session.Run(TutorialFeeds(p), {o2}, &out);
   ExpectStatus(s, absl::StatusCode::kInvalidArgument,
@@ -223,17 +222,17 @@ TEST_F(TutorialTest, AlternatingClustersSwitchEngines) {
   auto first = ops::Add(ipu, p.a, p.b);
   auto on_host = ops::Neg(root.WithDevice("cpu"), first);
   auto second = ops::Mul(ipu, on_host, p.c);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run(TutorialFeeds(p), {second}, &out).ok());
   EXPECT_EQ(out[0].DebugString(), "[ -1. -10.]");
-  IpuRunProfile profile = Direct(session)->last_run_profile();
+  IpuRunProfile profile = session.last_profile();
   ASSERT_EQ(profile.clusters.size(), 2u);
   EXPECT_EQ(profile.engine_loads, 2u);
   EXPECT_EQ(profile.engine_switches, 1u);  // the first load replaced nothing
 
   ASSERT_TRUE(session.Run(TutorialFeeds(p), {second}, &out).ok());
-  profile = Direct(session)->last_run_profile();
+  profile = session.last_profile();
   EXPECT_EQ(profile.engine_loads, 2u);
   EXPECT_EQ(profile.engine_switches, 2u);
   EXPECT_GT(profile.total_seconds, 0.0);
@@ -255,11 +254,11 @@ TEST_F(TutorialTest, CompiledTutorialGivesTheSameResult) {
       },
       {p.a, p.b, p.c});
   ASSERT_TRUE(r.ok()) << r.status();
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run(TutorialFeeds(p), *r, &out).ok());
   EXPECT_EQ(out[0].DebugString(), "[3. 8.]");
-  EXPECT_EQ(Direct(session)->last_run_profile().clusters.size(), 1u);
+  EXPECT_EQ(session.last_profile().clusters.size(), 1u);
 }
 
 // An op of a compiled function under outside_compilation_scope runs on the
@@ -277,11 +276,11 @@ TEST_F(TutorialTest, OutsideCompilationSplitsTheFunction) {
       },
       {p.a, p.b, p.c});
   ASSERT_TRUE(r.ok()) << r.status();
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run(TutorialFeeds(p), *r, &out).ok());
   EXPECT_EQ(out[0].DebugString(), "[ -1. -10.]");
-  EXPECT_EQ(Direct(session)->last_run_profile().clusters.size(), 2u);
+  EXPECT_EQ(session.last_profile().clusters.size(), 2u);
 }
 
 // Values going from /device:IPU:0 to /device:IPU:1 pass through the host:
@@ -294,12 +293,12 @@ TEST_F(TutorialTest, TwoDevicesMakeTwoClusters) {
   Placeholders p = MakePlaceholders(root);
   auto x = ops::Add(ipu::scopes::ipu_scope(root, "/device:IPU:0"), p.a, p.b);
   auto y = ops::Mul(ipu::scopes::ipu_scope(root, "/device:IPU:1"), x, p.c);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run(TutorialFeeds(p), {y, x}, &out).ok());
   EXPECT_EQ(out[0].DebugString(), "[ 1. 10.]");
   EXPECT_EQ(out[1].DebugString(), "[1. 2.]");
-  IpuRunProfile profile = Direct(session)->last_run_profile();
+  IpuRunProfile profile = session.last_profile();
   ASSERT_EQ(profile.clusters.size(), 2u);
   EXPECT_EQ(profile.clusters[0].ipu_ordinal, 0);
   EXPECT_EQ(profile.clusters[1].ipu_ordinal, 1);
@@ -313,22 +312,22 @@ TEST_F(TutorialTest, ConstantsOnlyCluster) {
   Scope root = Scope::NewRootScope();
   Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
   auto sum = ops::Add(ipu, ops::Const(ipu, {1.f, 2.f}), ops::Const(ipu, {3.f, 4.f}));
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run({sum}, &out).ok());
   EXPECT_EQ(out[0].DebugString(), "[4. 6.]");
-  EXPECT_EQ(Direct(session)->last_run_profile().clusters.size(), 1u);
+  EXPECT_EQ(session.last_profile().clusters.size(), 1u);
 }
 
 TEST_F(TutorialTest, HostOnlyRunsHaveAnEmptyProfile) {
   Scope root = Scope::NewRootScope();
   Placeholders p = MakePlaceholders(root);
   Output result = BasicGraph(root, p);
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
   EXPECT_EQ(out[0].DebugString(), "[3. 8.]");
-  EXPECT_TRUE(Direct(session)->last_run_profile().clusters.empty());
+  EXPECT_TRUE(session.last_profile().clusters.empty());
 }
 
 }  // namespace

@@ -40,18 +40,18 @@ TEST_F(VariablesOnIpuTest, VariableStaysOnTheDeviceBetweenRuns) {
   ASSERT_TRUE(root.ok()) << root.status();
   EXPECT_EQ(w.handle().node()->def().device(), "/device:IPU:0");
 
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   ASSERT_TRUE(session.Run({}, {}, {init}, nullptr).ok())
       << session.Run({}, {}, {init}, nullptr);
   ASSERT_TRUE(session.Run({}, {}, {halve}, nullptr).ok());
   // The first step brings the initial value to the training engine.
-  IpuRunProfile first = Direct(session)->last_run_profile();
+  IpuRunProfile first = session.last_profile();
   ASSERT_EQ(first.clusters.size(), 1u);
   EXPECT_EQ(first.clusters[0].variable_bytes_restored, 8u);
 
   for (int step = 0; step < 3; ++step) {
     ASSERT_TRUE(session.Run({}, {}, {halve}, nullptr).ok());
-    IpuRunProfile p = Direct(session)->last_run_profile();
+    IpuRunProfile p = session.last_profile();
     ASSERT_EQ(p.clusters.size(), 1u);
     EXPECT_EQ(p.clusters[0].variable_bytes_restored, 0u) << "step " << step;
     EXPECT_EQ(p.clusters[0].variable_bytes_saved, 0u);
@@ -62,18 +62,18 @@ TEST_F(VariablesOnIpuTest, VariableStaysOnTheDeviceBetweenRuns) {
   // Fetching reads the device's copy (on the host: no engine for a read).
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run({read}, &out).ok());
-  EXPECT_TRUE(Direct(session)->last_run_profile().clusters.empty());
+  EXPECT_TRUE(session.last_profile().clusters.empty());
   EXPECT_THAT(Floats(out[0]), ElementsAre(0.25f, 0.25f));  // 4 / 2^4
 
   // Still resident after the fetch.
   ASSERT_TRUE(session.Run({}, {}, {halve}, nullptr).ok());
-  EXPECT_EQ(Direct(session)->last_run_profile().clusters[0].variable_bytes_restored,
+  EXPECT_EQ(session.last_profile().clusters[0].variable_bytes_restored,
             0u);
   // A host assignment makes the device copy stale: it is written again.
   Operation reset = w.assign(root.WithDevice("cpu"), {8.f, 16.f});
   ASSERT_TRUE(session.Run({}, {}, {reset}, nullptr).ok());
   ASSERT_TRUE(session.Run({}, {}, {halve}, nullptr).ok());
-  EXPECT_EQ(Direct(session)->last_run_profile().clusters[0].variable_bytes_restored,
+  EXPECT_EQ(session.last_profile().clusters[0].variable_bytes_restored,
             8u);
   ASSERT_TRUE(session.Run({read}, &out).ok());
   EXPECT_THAT(Floats(out[0]), ElementsAre(4.f, 8.f));
@@ -108,7 +108,7 @@ TEST_F(VariablesOnIpuTest, ReadsKeepTheirValueAcrossLaterWrites) {
         return std::vector<Output>{doubled, after, u_sum, u_after};
       }, {});
   ASSERT_TRUE(r.ok()) << r.status();
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   ASSERT_TRUE(session.Run({}, {}, {global_variables_initializer(root)}, nullptr).ok());
   std::vector<Tensor> out;
   absl::Status s = session.Run(*r, &out);
@@ -146,7 +146,7 @@ TEST_F(VariablesOnIpuTest, ReadBeforeALoopKeepsItsValueInEveryIteration) {
         return out.ok() ? *out : std::vector<Output>{};
       }, {});
   ASSERT_TRUE(r.ok()) << r.status();
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   ASSERT_TRUE(session.Run({}, {}, {global_variables_initializer(root)}, nullptr).ok());
   std::vector<Tensor> out;
   absl::Status s = session.Run({(*r)[0], v.value(root)}, &out);
@@ -161,7 +161,7 @@ TEST_F(VariablesOnIpuTest, UninitializedVariableOnTheIpuIsAnError) {
   Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
   Variable w = *get_variable(ipu, "w", {2}, DT_FLOAT, initializers::Zeros());
   Operation inc = w.assign_add(ipu, {1.f, 1.f});
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   absl::Status s = session.Run({}, {}, {inc}, nullptr);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(s.message(), HasSubstr("uninitialized value w"));
@@ -179,7 +179,7 @@ TEST_F(VariablesOnIpuTest, ReferenceVariableOnTheIpuFailsWithTensorFlowsError) {
   Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
   VariableScope vs(ipu, "Logits", {.use_resource = false});
   Variable b = *vs.get_variable("biases", {2}, DT_FLOAT, initializers::Zeros());
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   absl::Status s = session.Run({}, {}, {b.initializer()}, nullptr);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(s.message()),
@@ -210,14 +210,14 @@ TEST_F(VariablesOnIpuTest, VariablesMoveBetweenEnginesOnASwitchAndWarnOnce) {
         return std::vector<Output>{};
       }, {});
   ASSERT_TRUE(double_it.ok() && add_one.ok()) << root.status();
-  ClientSession session(root);
+  testing::ProfilingSession session(root);
   logging::ScopedLogCapture log;
   ASSERT_TRUE(session.Run({}, {}, {w.initializer()}, nullptr).ok());
   for (int step = 0; step < 3; ++step) {
     ASSERT_TRUE(session.Run({}, {}, {(*double_it)[0].op()}, nullptr).ok());
     ASSERT_TRUE(session.Run({}, {}, {(*add_one)[0].op()}, nullptr).ok());
   }
-  IpuRunProfile p = Direct(session)->last_run_profile();
+  IpuRunProfile p = session.last_profile();
   ASSERT_EQ(p.clusters.size(), 1u);
   EXPECT_EQ(p.engine_switches, 1u);
   // Saved from the other engine, restored into this one.
@@ -243,7 +243,7 @@ TEST_F(VariablesOnIpuTest, ConcurrentRunsLoseNoUpdate) {
     Scope s = on_ipu ? ipu::scopes::ipu_scope(root, "/device:IPU:0") : root;
     Variable n = *get_variable(s, "n", {}, DT_INT32, initializers::Zeros());
     Operation inc = n.assign_add(s, 1);
-    ClientSession session(root);
+    testing::ProfilingSession session(root);
     ASSERT_TRUE(session.Run({}, {}, {n.initializer()}, nullptr).ok());
     std::vector<std::thread> threads;
     for (int t = 0; t < 8; ++t) {

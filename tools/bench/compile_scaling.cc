@@ -138,23 +138,29 @@ absl::StatusOr<Measured> Measure(const std::string& kind, bool on_ipu, int64_t n
   std::vector<const tfipu::Node*> needed = tfipu::NeededNodes(feeds, fetches, {});
   absl::StatusOr<tfipu::Placement> placement;
   if (on_ipu) {
-    placement = tfipu::PlaceNodes(needed, tfipu::PlacementEnv::FromIpuSystem());
+    placement = tfipu::PlaceNodes(needed, tfipu::PlacementEnv::FromIpuSupport());
     if (!placement.ok()) return placement.status();
   }
   set(2, sw.Seconds());
 
   if (on_ipu) {
     sw.Restart();
+    tfipu::Executor::Spec spec;
+    spec.feeds = feeds;
+    spec.fetches = fetches;
+    tfipu::IpuClusterLibrary library;
     absl::StatusOr<tfipu::PartitionedRun> run =
-        tfipu::PartitionForIpu(**graph, feeds, fetches, {}, needed, *placement);
+        tfipu::PartitionForIpu(spec, needed, *placement, &library);
     if (!run.ok()) return run.status();
     set(3, sw.Seconds());
     sw.Restart();
-    for (tfipu::IpuClusterPlan& plan : run->clusters) {
+    for (const std::string& name : run->clusters) {
+      absl::StatusOr<std::shared_ptr<const tfipu::IpuClusterDef>> def = library.Find(name);
+      if (!def.ok()) return def.status();
       absl::StatusOr<poplar_sim::Device> device =
-          tfipu::ipu::IpuSystem::Get().GetDevice(plan.ipu_ordinal);
+          tfipu::ipu::IpuSystem::Get().GetDevice((*def)->ipu_ordinal);
       if (!device.ok()) return device.status();
-      auto compiled = tfipu::compiler::CompileCluster(std::move(plan.ir), device->getTarget());
+      auto compiled = tfipu::compiler::CompileCluster((*def)->ir, device->getTarget());
       if (absl::IsResourceExhausted(compiled.status())) {
         // The simulated tiles' memory is checked once the engine is
         // compiled: the time up to the error is the compile time, but the

@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/cc/client_session.h"
 #include "tensorflow_ipu/ipu/scopes.h"
-#include "tensorflow_ipu/runtime/direct_session.h"
+#include "tensorflow_ipu/runtime/session.h"
 #include "tools/bench/bench_flags.h"
 #include "tools/bench/contest.h"
 #include "tools/bench/eigen_mlp.h"
@@ -106,7 +106,14 @@ absl::StatusOr<Outcome> LibraryInfer(const MlpWeights& weights, const ImageSet& 
   o.steps = steps;
   o.checks = checksum.Checks();
   o.note = absl::StrCat(threads, threads == 1 ? " thread" : " threads");
-  if (on_ipu) absl::StrAppend(&o.note, SimulatedIpuTimeNote(session, "step"));
+  if (on_ipu) {
+    // One more step, outside the timed loop, for what it cost on the IPU.
+    tfipu::RunMetadata metadata;
+    absl::Status st = session.Run(tfipu::RunOptions(), {{g->images, batches[0]}},
+                                  {g->logits}, {}, &out, &metadata);
+    if (!st.ok()) return st;
+    absl::StrAppend(&o.note, SimulatedIpuTimeNote(metadata, "step"));
+  }
   return o;
 }
 

@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/ipu/config.h"
 #include "tensorflow_ipu/ipu/ipu_system.h"
-#include "tensorflow_ipu/runtime/direct_session.h"
+#include "tensorflow_ipu/runtime/session.h"
 #include "tools/bench/table.h"
 
 namespace tfipu_bench {
@@ -27,11 +27,10 @@ std::string IpuSummary() {
                       t.getTilesPerIPU(), " tiles");
 }
 
-std::string SimulatedIpuTimeNote(tensorflow_ipu::ClientSession& session, const char* per) {
-  auto* direct = dynamic_cast<tensorflow_ipu::DirectSession*>(session.session());
-  if (direct == nullptr) return "";
+std::string SimulatedIpuTimeNote(const tensorflow_ipu::RunMetadata& metadata,
+                                 const char* per) {
   return absl::StrCat("; simulated IPU time ",
-                      FormatNumber(direct->last_run_profile().total_seconds * 1e6), " us/",
+                      FormatNumber(metadata.ipu_profile.total_seconds * 1e6), " us/",
                       per);
 }
 

@@ -20,10 +20,10 @@ namespace tfipu_bench {
 absl::Status ConfigureBenchIpus(int ipus);
 std::string IpuSummary();
 
-// "; simulated IPU time 67.67 us/step": the session's last Run on the
-// simulated IPU, in microseconds per `per` ("step", "call"); empty when
-// the session is not the library's DirectSession.
-std::string SimulatedIpuTimeNote(tensorflow_ipu::ClientSession& session, const char* per);
+// "; simulated IPU time 67.67 us/step": what a Run cost on the simulated
+// IPU (its RunMetadata), in microseconds per `per` ("step", "call").
+std::string SimulatedIpuTimeNote(const tensorflow_ipu::RunMetadata& metadata,
+                                 const char* per);
 
 }  // namespace tfipu_bench
 

@@ -15,7 +15,7 @@
 #include "tensorflow_ipu/ipu/ipu_compiler.h"
 #include "tensorflow_ipu/ipu/loops.h"
 #include "tensorflow_ipu/ipu/scopes.h"
-#include "tensorflow_ipu/runtime/direct_session.h"
+#include "tensorflow_ipu/runtime/session.h"
 #include "tensorflow_ipu/train/gradient_descent.h"
 
 namespace tfipu_bench {
@@ -244,11 +244,11 @@ absl::StatusOr<std::vector<float>> LibraryTrainer::Train() {
 }
 
 absl::Status LibraryTrainer::RunLoop(const tfipu::Operation& loop) {
-  RETURN_IF_ERROR(session_->Run({}, {}, {loop}, nullptr));
+  tfipu::RunMetadata metadata;
+  RETURN_IF_ERROR(
+      session_->Run(tfipu::RunOptions(), {}, {}, {loop}, nullptr, &metadata));
   outfeed_filled_ = true;
-  if (auto* direct = dynamic_cast<tfipu::DirectSession*>(session_->session())) {
-    simulated_seconds_ += direct->last_run_profile().total_seconds;
-  }
+  simulated_seconds_ += metadata.ipu_profile.total_seconds;
   return absl::OkStatus();
 }
 

@@ -11,7 +11,7 @@
 #include "tensorflow_ipu/cc/client_session.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/ipu/scopes.h"
-#include "tensorflow_ipu/runtime/direct_session.h"
+#include "tensorflow_ipu/runtime/session.h"
 #include "tools/bench/bench_flags.h"
 #include "tools/bench/contest.h"
 #include "tools/bench/ipu_setup.h"
@@ -72,7 +72,16 @@ absl::StatusOr<Outcome> LibraryAdds(int64_t calls, int threads, bool on_ipu, Fee
   o.steps = calls;
   o.checks = {{"mean result sum", total / calls, 1e-6}};
   o.note = feeds == Feeds::kPrepared ? "one prepared FeedType" : "feeds from literals per call";
-  if (on_ipu) absl::StrAppend(&o.note, SimulatedIpuTimeNote(session, "call"));
+  if (on_ipu) {
+    // One more call, outside the timed loop, for what it cost on the IPU.
+    tfipu::RunMetadata metadata;
+    if (absl::Status s = session.Run(tfipu::RunOptions(), prepared, {result}, {},
+                                     &out, &metadata);
+        !s.ok()) {
+      return s;
+    }
+    absl::StrAppend(&o.note, SimulatedIpuTimeNote(metadata, "call"));
+  }
   return o;
 }
 

@@ -36,7 +36,7 @@
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/ipu/ipu_system.h"
 #include "tensorflow_ipu/ipu/scopes.h"
-#include "tensorflow_ipu/runtime/direct_session.h"
+#include "tensorflow_ipu/runtime/session.h"
 #include "tools/bench/bench_flags.h"
 #include "tools/bench/ipu_setup.h"
 #include "tools/bench/library_mlp.h"
@@ -169,8 +169,11 @@ int Child(int ipus, int64_t steps) {
 
   tfipu::ClientSession session(root);
   std::vector<tfipu::Tensor> out;
+  tfipu::RunMetadata metadata;
   for (int64_t i = 0; i < steps; ++i) {
-    if (absl::Status s = session.Run(feeds, fetches, &out); !s.ok()) {
+    if (absl::Status s = session.Run(tfipu::RunOptions(), feeds, fetches, {}, &out,
+                                     &metadata);
+        !s.ok()) {
       std::cout << "ERROR " << s << "\n";
       return 1;
     }
@@ -179,11 +182,9 @@ int Child(int ipus, int64_t steps) {
   const size_t peak = PeakRssBytes();
   uint64_t max_tile = 0;
   int tiles_used = 0;
-  if (auto* direct = dynamic_cast<tfipu::DirectSession*>(session.session())) {
-    for (const auto& c : direct->last_run_profile().clusters) {
-      max_tile = std::max<uint64_t>(max_tile, c.max_tile_bytes);
-      tiles_used += c.tiles_used;
-    }
+  for (const auto& c : metadata.ipu_profile.clusters) {
+    max_tile = std::max<uint64_t>(max_tile, c.max_tile_bytes);
+    tiles_used += c.tiles_used;
   }
   absl::StatusOr<poplar_sim::Device> device = tfipu::ipu::IpuSystem::Get().GetDevice(0);
   const unsigned tiles = device.ok() ? device->getTarget().getTilesPerIPU() : 0;

@@ -5,8 +5,8 @@
 //
 //   PoolHostThreads threads(ctx->eigen_device());
 //   compiled->Run(device, inputs, &outputs, &threads);
-#ifndef TENSORFLOW_IPU_RUNTIME_POOL_HOST_THREADS_H_
-#define TENSORFLOW_IPU_RUNTIME_POOL_HOST_THREADS_H_
+#ifndef TENSORFLOW_IPU_RUNTIME_IPU_POOL_HOST_THREADS_H_
+#define TENSORFLOW_IPU_RUNTIME_IPU_POOL_HOST_THREADS_H_
 
 #include <algorithm>
 #include <functional>
@@ -34,4 +34,4 @@ class PoolHostThreads : public poplar_sim::HostThreads {
 
 }  // namespace tensorflow_ipu
 
-#endif  // TENSORFLOW_IPU_RUNTIME_POOL_HOST_THREADS_H_
+#endif  // TENSORFLOW_IPU_RUNTIME_IPU_POOL_HOST_THREADS_H_

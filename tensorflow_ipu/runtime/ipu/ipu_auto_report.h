@@ -18,8 +18,8 @@
 //   ASSIGN_OR_RETURN(poplar_sim::OptionFlags options,
 //                    ClusterEngineOptions(ir.name));
 //   compiler::CompileCluster(ir, target, options);
-#ifndef TENSORFLOW_IPU_RUNTIME_IPU_AUTO_REPORT_H_
-#define TENSORFLOW_IPU_RUNTIME_IPU_AUTO_REPORT_H_
+#ifndef TENSORFLOW_IPU_RUNTIME_IPU_IPU_AUTO_REPORT_H_
+#define TENSORFLOW_IPU_RUNTIME_IPU_IPU_AUTO_REPORT_H_
 
 #include <string>
 
@@ -57,4 +57,4 @@ absl::StatusOr<poplar_sim::OptionFlags> ClusterEngineOptions(
 
 }  // namespace tensorflow_ipu
 
-#endif  // TENSORFLOW_IPU_RUNTIME_IPU_AUTO_REPORT_H_
+#endif  // TENSORFLOW_IPU_RUNTIME_IPU_IPU_AUTO_REPORT_H_

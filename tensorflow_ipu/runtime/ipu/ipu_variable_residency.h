@@ -3,7 +3,7 @@
 //
 // A simulated device holds one engine at a time. Each compiled cluster has
 // an EngineResidency (a VarDeviceHolder, see core/resource_var.h) that, with
-// the device lock held:
+// its device's lock held:
 //  - before its engine runs (PrepareRun): if another engine is loaded on the
 //    device, saves the variables that engine changed to the host (their
 //    device memory is about to be replaced), as the vendor's runtime does on
@@ -15,12 +15,24 @@
 // Var::EnsureOnHost, which comes back to CopyToHost. So in steady state a
 // training step moves no weights over the host link.
 //
-//   absl::MutexLock lock(&IpuDeviceMutex());
-//   ASSIGN_OR_RETURN(VariableTransfers t, residency.PrepareRun(device, rm));
-//   ... engine run ...
-//   residency.FinishRun();
-#ifndef TENSORFLOW_IPU_RUNTIME_IPU_VARIABLE_RESIDENCY_H_
-#define TENSORFLOW_IPU_RUNTIME_IPU_VARIABLE_RESIDENCY_H_
+// Locking: each device has its own lock (device/ipu_devices.h), and no
+// thread holding one device's lock takes another's. A variable whose only
+// current copy is in an engine on another device is not fetched from under
+// this device's lock: PrepareRun reports it, and the caller brings it home
+// without the lock and tries again.
+//
+//   for (;;) {
+//     std::vector<std::shared_ptr<Var>> elsewhere;
+//     {
+//       absl::MutexLock lock(handle.mutex());
+//       ASSIGN_OR_RETURN(VariableTransfers t,
+//                        residency.PrepareRun(rm, &elsewhere));
+//       if (elsewhere.empty()) { ... engine run ...; residency.FinishRun(); break; }
+//     }
+//     for (auto& var : elsewhere) RETURN_IF_ERROR(var->EnsureOnHost());
+//   }
+#ifndef TENSORFLOW_IPU_RUNTIME_IPU_IPU_VARIABLE_RESIDENCY_H_
+#define TENSORFLOW_IPU_RUNTIME_IPU_IPU_VARIABLE_RESIDENCY_H_
 
 #include <cstdint>
 #include <memory>
@@ -29,16 +41,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "poplar_sim/device.h"
 #include "tensorflow_ipu/compiler/cluster_compiler.h"
 #include "tensorflow_ipu/core/resource_mgr.h"
 #include "tensorflow_ipu/core/resource_var.h"
+#include "tensorflow_ipu/device/ipu_devices.h"
 
 namespace tensorflow_ipu {
-
-// Serialises all work on the simulated devices (they are not thread-safe,
-// and an engine load and its run must not interleave with another's).
-absl::Mutex& IpuDeviceMutex();
 
 // What PrepareRun moved and decided.
 struct VariableTransfers {
@@ -56,33 +64,38 @@ struct VariableTransfers {
 
 class EngineResidency : public VarDeviceHolder {
  public:
-  EngineResidency(compiler::CompiledCluster* compiled, std::string cluster_name);
+  // `compiled` was compiled for `device` and outlives the residency.
+  EngineResidency(compiler::CompiledCluster* compiled, std::string cluster_name,
+                  device::IpuDeviceHandle device);
   // Brings the variables it holds home, so no value is lost.
   ~EngineResidency() override;
 
   absl::Status CopyToHost(Var* var) override;
 
-  absl::StatusOr<VariableTransfers> PrepareRun(poplar_sim::Device& device,
-                                               ResourceManager& resources)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(IpuDeviceMutex());
-  void FinishRun() ABSL_EXCLUSIVE_LOCKS_REQUIRED(IpuDeviceMutex());
+  // With the device's lock held. When `elsewhere` comes back non-empty,
+  // nothing was run or moved for those variables: bring them home without
+  // the lock, then call again.
+  absl::StatusOr<VariableTransfers> PrepareRun(
+      ResourceManager& resources, std::vector<std::shared_ptr<Var>>* elsewhere)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_.mutex());
+  void FinishRun() ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_.mutex());
 
  private:
   // Reads `var` from the engine if this engine holds its only current copy.
   absl::Status CopyToHostLocked(Var* var, uint64_t* bytes)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(IpuDeviceMutex());
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_.mutex());
   // Before another engine replaces this one on the device.
   absl::Status SaveAndDrop(uint64_t* bytes)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(IpuDeviceMutex());
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_.mutex());
   bool UpdatesGlobalStep() const;
 
   compiler::CompiledCluster* const compiled_;
   const std::string cluster_name_;
+  const device::IpuDeviceHandle device_;
   std::vector<std::shared_ptr<Var>> vars_;  // per binding, once looked up
-  uint64_t device_id_ = 0;
   bool ever_loaded_ = false;
 };
 
 }  // namespace tensorflow_ipu
 
-#endif  // TENSORFLOW_IPU_RUNTIME_IPU_VARIABLE_RESIDENCY_H_
+#endif  // TENSORFLOW_IPU_RUNTIME_IPU_IPU_VARIABLE_RESIDENCY_H_

@@ -1,4 +1,4 @@
-#include "tensorflow_ipu/runtime/ipu_run_profile.h"
+#include "tensorflow_ipu/core/ipu_run_profile.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"

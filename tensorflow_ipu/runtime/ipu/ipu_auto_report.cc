@@ -1,4 +1,4 @@
-#include "tensorflow_ipu/runtime/ipu_auto_report.h"
+#include "tensorflow_ipu/runtime/ipu/ipu_auto_report.h"
 
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/status_macros.h"

@@ -1,4 +1,4 @@
-#include "tensorflow_ipu/runtime/ipu_variable_residency.h"
+#include "tensorflow_ipu/runtime/ipu/ipu_variable_residency.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
@@ -8,11 +8,21 @@
 namespace tensorflow_ipu {
 namespace {
 
-// Device id -> the residency of the engine loaded on it.
-absl::flat_hash_map<uint64_t, EngineResidency*>& LoadedEngines()
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(IpuDeviceMutex()) {
-  static auto* loaded = new absl::flat_hash_map<uint64_t, EngineResidency*>;
+// Which residency's engine is loaded on each device of each configuration.
+// A leaf lock: taken with a device's lock held, never the other way round.
+struct LoadedEngines {
+  absl::Mutex mu;
+  absl::flat_hash_map<std::pair<uint64_t, int>, EngineResidency*> by_device
+      ABSL_GUARDED_BY(mu);
+};
+
+LoadedEngines& Loaded() {
+  static auto* loaded = new LoadedEngines;
   return *loaded;
+}
+
+std::pair<uint64_t, int> DeviceKey(const device::IpuDeviceHandle& d) {
+  return {d.generation(), d.ordinal()};
 }
 
 bool IsGlobalStep(const std::string& name) {
@@ -21,23 +31,25 @@ bool IsGlobalStep(const std::string& name) {
 
 }  // namespace
 
-absl::Mutex& IpuDeviceMutex() {
-  static absl::Mutex* mu = new absl::Mutex;
-  return *mu;
-}
-
 EngineResidency::EngineResidency(compiler::CompiledCluster* compiled,
-                                 std::string cluster_name)
-    : compiled_(compiled), cluster_name_(std::move(cluster_name)) {}
+                                 std::string cluster_name,
+                                 device::IpuDeviceHandle device)
+    : compiled_(compiled),
+      cluster_name_(std::move(cluster_name)),
+      device_(std::move(device)) {}
 
 EngineResidency::~EngineResidency() {
-  absl::MutexLock lock(&IpuDeviceMutex());
+  absl::MutexLock lock(device_.mutex());
   uint64_t bytes = 0;
   // Errors here cannot be returned; a failed read leaves the variable
   // marked as held by nobody with its last host value.
   (void)SaveAndDrop(&bytes);
-  auto it = LoadedEngines().find(device_id_);
-  if (it != LoadedEngines().end() && it->second == this) LoadedEngines().erase(it);
+  LoadedEngines& loaded = Loaded();
+  absl::MutexLock loaded_lock(&loaded.mu);
+  auto it = loaded.by_device.find(DeviceKey(device_));
+  if (it != loaded.by_device.end() && it->second == this) {
+    loaded.by_device.erase(it);
+  }
 }
 
 bool EngineResidency::UpdatesGlobalStep() const {
@@ -48,7 +60,7 @@ bool EngineResidency::UpdatesGlobalStep() const {
 }
 
 absl::Status EngineResidency::CopyToHost(Var* var) {
-  absl::MutexLock lock(&IpuDeviceMutex());
+  absl::MutexLock lock(device_.mutex());
   uint64_t bytes = 0;
   return CopyToHostLocked(var, &bytes);
 }
@@ -79,7 +91,7 @@ absl::Status EngineResidency::SaveAndDrop(uint64_t* bytes) {
 }
 
 absl::StatusOr<VariableTransfers> EngineResidency::PrepareRun(
-    poplar_sim::Device& device, ResourceManager& resources) {
+    ResourceManager& resources, std::vector<std::shared_ptr<Var>>* elsewhere) {
   VariableTransfers t;
   const std::vector<compiler::ResourceBinding>& bindings = compiled_->resources();
   if (vars_.empty()) {
@@ -89,14 +101,37 @@ absl::StatusOr<VariableTransfers> EngineResidency::PrepareRun(
       vars_.push_back(std::move(var));
     }
   }
-  device_id_ = device.getId();
+  // Variables whose only current copy is in an engine on another device:
+  // the caller brings them home without this device's lock.
+  elsewhere->clear();
+  for (size_t k = 0; k < vars_.size(); ++k) {
+    if (!bindings[k].reads_initial_value) continue;
+    absl::MutexLock lock(vars_[k]->mu());
+    VarDeviceHolder* holder = vars_[k]->holder_locked();
+    if (vars_[k]->initialized_locked() && !vars_[k]->host_valid_locked() &&
+        holder != nullptr && holder != this &&
+        static_cast<EngineResidency*>(holder)->device_.mutex() !=
+            device_.mutex()) {
+      elsewhere->push_back(vars_[k]);
+    }
+  }
+  if (!elsewhere->empty()) return t;
+
+  poplar_sim::Device& device = device_.device();
   if (device.loadedEngineId() != compiled_->engine().getId()) {
-    auto it = LoadedEngines().find(device_id_);
-    if (it != LoadedEngines().end() && it->second != this) {
-      EngineResidency* outgoing = it->second;
+    EngineResidency* outgoing = nullptr;
+    {
+      LoadedEngines& loaded = Loaded();
+      absl::MutexLock loaded_lock(&loaded.mu);
+      EngineResidency*& slot = loaded.by_device[DeviceKey(device_)];
+      if (slot != this) outgoing = slot;
+      slot = this;
+    }
+    if (outgoing != nullptr) {
       t.outgoing_cluster = outgoing->cluster_name_;
       t.involves_global_step =
           outgoing->UpdatesGlobalStep() || UpdatesGlobalStep();
+      // The same device, so the same lock, which we hold.
       RETURN_IF_ERROR(outgoing->SaveAndDrop(&t.bytes_saved));
     }
     t.switched = device.loadedEngineId() != 0;
@@ -106,7 +141,6 @@ absl::StatusOr<VariableTransfers> EngineResidency::PrepareRun(
       absl::MutexLock lock(var->mu());
       if (var->holder_locked() == this) var->DropDeviceCopyLocked(this);
     }
-    LoadedEngines()[device_id_] = this;
     ever_loaded_ = true;
   }
   for (size_t k = 0; k < vars_.size(); ++k) {
@@ -128,11 +162,17 @@ absl::StatusOr<VariableTransfers> EngineResidency::PrepareRun(
       holder = var->host_valid_locked() ? nullptr : var->holder_locked();
     }
     if (holder != nullptr) {
-      // Another engine (on another device) has the only current copy.
+      // Another engine of this device has the only current copy.
       RETURN_IF_ERROR(static_cast<EngineResidency*>(holder)->CopyToHostLocked(
           var, &t.bytes_saved));
     }
     absl::MutexLock lock(var->mu());
+    if (!var->host_valid_locked()) {
+      // Moved to another device's engine since the check above: the caller
+      // brings it home and tries again.
+      elsewhere->push_back(vars_[k]);
+      return t;
+    }
     RETURN_IF_ERROR(
         compiled_->WriteResource(static_cast<int>(k), var->host_value_locked()));
     t.bytes_restored += var->host_value_locked().TotalBytes();

@@ -1,4 +1,4 @@
-#include "tensorflow_ipu/runtime/pool_host_threads.h"
+#include "tensorflow_ipu/runtime/ipu/pool_host_threads.h"
 
 #include <atomic>
 #include <vector>

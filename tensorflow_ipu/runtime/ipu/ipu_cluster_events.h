@@ -16,8 +16,8 @@
 // Transfers carry the bytes the engine streamed over the host link and the
 // tensors that make them up (the cluster's arguments, named after their host
 // tensors, and its results); EXECUTE the simulated cycles and seconds.
-#ifndef TENSORFLOW_IPU_RUNTIME_IPU_CLUSTER_EVENTS_H_
-#define TENSORFLOW_IPU_RUNTIME_IPU_CLUSTER_EVENTS_H_
+#ifndef TENSORFLOW_IPU_RUNTIME_IPU_IPU_CLUSTER_EVENTS_H_
+#define TENSORFLOW_IPU_RUNTIME_IPU_IPU_CLUSTER_EVENTS_H_
 
 #include <cstdint>
 #include <string>
@@ -49,4 +49,4 @@ void RecordClusterRun(const compiler::ClusterIr& ir, int ordinal,
 
 }  // namespace tensorflow_ipu
 
-#endif  // TENSORFLOW_IPU_RUNTIME_IPU_CLUSTER_EVENTS_H_
+#endif  // TENSORFLOW_IPU_RUNTIME_IPU_IPU_CLUSTER_EVENTS_H_

@@ -1,11 +1,14 @@
-// IpuRunProfile: what the IPU part of the last Session::Run cost on the
-// simulated devices (a RunMetadata-like record), per cluster and in total.
+// IpuRunProfile: what the IPU part of one Session::Run cost on the
+// simulated devices, per cluster and in total; part of the Run's
+// RunMetadata (run_metadata.h).
 //
-//   auto* session = static_cast<DirectSession*>(client.session());
-//   IpuRunProfile p = session->last_run_profile();
+//   RunMetadata metadata;
+//   RETURN_IF_ERROR(session.Run(RunOptions(), feeds, fetches, {}, &out,
+//                               &metadata));
+//   const IpuRunProfile& p = metadata.ipu_profile;
 //   p.total_cycles; p.clusters[0].inter_ipu_bytes; p.engine_switches;
-#ifndef TENSORFLOW_IPU_RUNTIME_IPU_RUN_PROFILE_H_
-#define TENSORFLOW_IPU_RUNTIME_IPU_RUN_PROFILE_H_
+#ifndef TENSORFLOW_IPU_CORE_IPU_RUN_PROFILE_H_
+#define TENSORFLOW_IPU_CORE_IPU_RUN_PROFILE_H_
 
 #include <cstdint>
 #include <string>
@@ -52,4 +55,4 @@ struct IpuRunProfile {
 
 }  // namespace tensorflow_ipu
 
-#endif  // TENSORFLOW_IPU_RUNTIME_IPU_RUN_PROFILE_H_
+#endif  // TENSORFLOW_IPU_CORE_IPU_RUN_PROFILE_H_

@@ -1,6 +1,6 @@
 // The events a cluster's compile and runs record, built from a hand-made IR
 // and run statistics.
-#include "tensorflow_ipu/runtime/ipu_cluster_events.h"
+#include "tensorflow_ipu/runtime/ipu/ipu_cluster_events.h"
 
 #include "gtest/gtest.h"
 

@@ -1,5 +1,5 @@
 // Report subdirectory names, and the engine options a cluster compile gets.
-#include "tensorflow_ipu/runtime/ipu_auto_report.h"
+#include "tensorflow_ipu/runtime/ipu/ipu_auto_report.h"
 
 #include <cstdlib>
 

@@ -1,4 +1,4 @@
-#include "tensorflow_ipu/runtime/ipu_cluster_events.h"
+#include "tensorflow_ipu/runtime/ipu/ipu_cluster_events.h"
 
 #include <algorithm>
 #include <vector>

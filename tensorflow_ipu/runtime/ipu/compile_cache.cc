@@ -1,0 +1,60 @@
+#include "tensorflow_ipu/runtime/ipu/compile_cache.h"
+
+#include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/runtime/ipu/ipu_auto_report.h"
+#include "tensorflow_ipu/runtime/ipu/ipu_cluster_events.h"
+
+namespace tensorflow_ipu {
+
+absl::StatusOr<std::shared_ptr<IpuCompileCache>> IpuCompileCache::Of(
+    ResourceManager* resources) {
+  if (resources == nullptr) {
+    return absl::FailedPreconditionError(
+        "IPU clusters run only inside a session (no resource manager)");
+  }
+  return resources->LookupOrCreate<IpuCompileCache>(
+      "_ipu", "compile_cache", [] { return std::make_shared<IpuCompileCache>(); });
+}
+
+absl::StatusOr<IpuCompileCache::Entry*> IpuCompileCache::GetOrCompile(
+    const IpuClusterDef& def, const device::IpuDeviceHandle& device,
+    const std::vector<Tensor>& inputs, bool* compiled_now) {
+  const poplar_sim::Target& target = device.device().getTarget();
+  std::string key = absl::StrCat(def.ir.name, "; generation ",
+                                 device.generation(), "; device ",
+                                 device.device().getId(), " ",
+                                 target.getNumIPUs(), "x",
+                                 target.getTilesPerIPU(), ";");
+  for (const Tensor& t : inputs) {
+    absl::StrAppend(&key, DataTypeString(t.dtype()), t.shape().DebugString(),
+                    ";");
+  }
+  absl::MutexLock lock(&mu_);
+  auto it = entries_.find(key);
+  if (it != entries_.end()) return it->second.get();
+  ASSIGN_OR_RETURN(poplar_sim::OptionFlags engine_options,
+                   ClusterEngineOptions(def.ir.name));
+  const int64_t compile_begin = RecordCompileBegin(def.ir.name, def.ipu_ordinal);
+  absl::StatusOr<std::unique_ptr<compiler::CompiledCluster>> compiled =
+      compiler::CompileCluster(def.ir, target, engine_options);
+  RecordCompileEnd(def.ir.name, def.ipu_ordinal, compile_begin,
+                   compiled.status());
+  if (!compiled.ok()) return compiled.status();
+  auto entry = std::make_unique<Entry>();
+  entry->compiled = *std::move(compiled);
+  entry->residency = std::make_unique<EngineResidency>(entry->compiled.get(),
+                                                       def.ir.name, device);
+  ++num_compilations_;
+  *compiled_now = true;
+  Entry* raw = entry.get();
+  entries_.emplace(std::move(key), std::move(entry));
+  return raw;
+}
+
+int IpuCompileCache::num_compilations() const {
+  absl::MutexLock lock(&mu_);
+  return num_compilations_;
+}
+
+}  // namespace tensorflow_ipu
