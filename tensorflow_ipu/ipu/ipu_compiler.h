@@ -36,12 +36,10 @@
 #include "absl/status/statusor.h"
 #include "tensorflow_ipu/cc/ops.h"
 #include "tensorflow_ipu/cc/scope.h"
+#include "tensorflow_ipu/core/ipu_attrs.h"
 
 namespace tensorflow_ipu {
 namespace ipu {
-
-// The internal attr marking the ops of one compile() call.
-inline constexpr char kCompileClusterAttr[] = "_ipu_compile";
 
 namespace ipu_compiler {
 

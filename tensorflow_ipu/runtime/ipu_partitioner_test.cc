@@ -3,6 +3,7 @@
 
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/core/graph_def_io.h"
+#include "tensorflow_ipu/core/op_registry.h"
 #include "tensorflow_ipu/runtime/needed_nodes.h"
 
 namespace tensorflow_ipu {
@@ -99,6 +100,54 @@ TEST(IpuPartitionerTest, DynamicShapeInAClusterNamesTheTensor) {
   EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(run.status().message().find("'a:0' is [?]"), std::string::npos)
       << run.status();
+}
+
+// An op of this test only that computes nothing: the partitioner knows it
+// by its trait, not by its name.
+REGISTER_OP(OpDefBuilder("PartitionerTestForward")
+                .Input("input", DT_FLOAT)
+                .Output("output", DT_FLOAT)
+                .SetPassesThrough()
+                .SetShapeFn(shape_fns::UnchangedShape));
+
+// x = forward(a) alone on IPU 0 (nothing to compute: run on the host);
+// y = forward(a) + a on IPU 1 (a cluster, with the forward in it).
+constexpr char kPassThroughGraph[] = R"pb(
+  node {
+    name: "a" op: "Placeholder" device: "cpu"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape { dim { size: 2 } } } }
+  }
+  node { name: "x" op: "PartitionerTestForward" input: "a" device: "/device:IPU:0" }
+  node { name: "f" op: "PartitionerTestForward" input: "a" device: "/device:IPU:1" }
+  node { name: "y" op: "TestAdd" input: "f" input: "a" device: "/device:IPU:1" }
+)pb";
+
+TEST(IpuPartitionerTest, AClusterOfPassThroughOpsOnlyRunsOnTheHost) {
+  auto graph = Graph::FromGraphDef(GraphDefFromText(kPassThroughGraph).value());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const Graph& g = **graph;
+  std::vector<TensorRef> feeds = {{g.FindNode("a"), 0}};
+  std::vector<TensorRef> fetches = {{g.FindNode("x"), 0}, {g.FindNode("y"), 0}};
+  std::vector<const Node*> needed = NeededNodes(feeds, fetches, {});
+  Placement placement;
+  for (const Node* n : needed) {
+    const DeviceName& d = n->requested_device();
+    placement[n->id()] = {d.IsIpu(), d.IsIpu() ? d.id : 0};
+  }
+  auto run = PartitionForIpu(g, feeds, fetches, {}, needed, placement);
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_EQ(run->clusters.size(), 1u);
+  EXPECT_EQ(run->clusters[0].ipu_ordinal, 1);
+  EXPECT_EQ(run->clusters[0].ir.ToString(),
+            "cluster cluster_0\n"
+            "%0 a:0 = _Arg() -> float[2] shard=-1\n"
+            "%1 f = PartitionerTestForward(%0:0) -> float[2] shard=-1\n"
+            "%2 y = TestAdd(%1:0, %0:0) -> float[2] shard=-1\n"
+            "results (%2:0)\n");
+  // x is fetched from the host node itself.
+  EXPECT_EQ(run->fetches,
+            (std::vector<std::string>{"x:0", "_ipu_cluster_0/output_0"}));
 }
 
 }  // namespace
