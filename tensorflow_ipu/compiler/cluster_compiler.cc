@@ -8,10 +8,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "tensorflow_ipu/core/attr_value_util.h"
 #include "poplar_sim/graph.h"
 #include "poplar_sim/poputil/tile_mapping.h"
 #include "poplar_sim/program.h"
+#include "tensorflow_ipu/compiler/emission_state.h"
 #include "tensorflow_ipu/compiler/inter_ipu_copy_insertion.h"
 #include "tensorflow_ipu/compiler/loop_formation.h"
 #include "tensorflow_ipu/compiler/lowering_registry.h"
@@ -19,6 +19,7 @@
 #include "tensorflow_ipu/compiler/shard_assignment.h"
 #include "tensorflow_ipu/compiler/static_shape_check.h"
 #include "tensorflow_ipu/compiler/value_liveness.h"
+#include "tensorflow_ipu/core/op_registry.h"
 #include "tensorflow_ipu/core/status_macros.h"
 
 namespace tensorflow_ipu {
@@ -29,14 +30,6 @@ namespace program = poplar_sim::program;
 
 std::string InputHandle(int k) { return absl::StrCat("in", k); }
 std::string OutputHandle(int k) { return absl::StrCat("out", k); }
-std::string ResourceHandleName(int k) { return absl::StrCat("var", k); }
-std::string InfeedHandle(int k) { return absl::StrCat("infeed", k); }
-std::string OutfeedHandle(int k) { return absl::StrCat("outfeed", k); }
-
-bool AssignsResource(const std::string& op) {
-  return op == "AssignVariableOp" || op == "AssignAddVariableOp" ||
-         op == "AssignSubVariableOp" || op == "ResourceApplyGradientDescent";
-}
 
 std::vector<size_t> Dims(const TensorShape& s) {
   std::vector<size_t> d;
@@ -45,14 +38,18 @@ std::vector<size_t> Dims(const TensorShape& s) {
 }
 
 // Emits the poplar_sim graph and program of an IR whose passes have run.
+// It knows the cluster's own ops (arguments, inter-IPU copies); every other
+// op is lowered through the registry, and what the emitter must know of it
+// (which variables it writes) comes from its traits (OpDef).
 class Emitter {
  public:
   // Reads of the variables in `snapshot_resources` (indices in order of
   // first use) copy the variable; reads of the others alias its tensor.
   Emitter(const ClusterIr& ir, const poplar_sim::Target& target,
           absl::flat_hash_set<int> snapshot_resources)
-      : ir_(ir), graph_(target), last_use_(LastUses(ir)),
-        snapshot_resources_(std::move(snapshot_resources)) {
+      : ir_(ir), graph_(target),
+        state_(&graph_, std::move(snapshot_resources)),
+        last_use_(LastUses(ir)) {
     for (unsigned i = 0; i < target.getNumIPUs(); ++i) {
       shards_.push_back(graph_.createVirtualGraphForIPU(i));
     }
@@ -65,37 +62,41 @@ class Emitter {
     return clobbered_resources_;
   }
 
-  std::vector<ResourceBinding> TakeResources() { return std::move(resources_); }
-  std::vector<FeedBinding> TakeInfeeds() { return std::move(infeeds_); }
-  std::vector<FeedBinding> TakeOutfeeds() { return std::move(outfeeds_); }
+  std::vector<ResourceBinding> TakeResources() { return state_.TakeResources(); }
+  std::vector<FeedBinding> TakeInfeeds() { return state_.TakeInfeeds(); }
+  std::vector<FeedBinding> TakeOutfeeds() { return state_.TakeOutfeeds(); }
 
   // Builds the graph and program; see clobbered_resources().
   absl::Status Emit() {
     values_.resize(ir_.ops.size());
+    std::string open_loop;
     for (int i = 0; i < static_cast<int>(ir_.ops.size()); ++i) {
       const std::string loop = LoopOf(ir_.ops[i]);
-      if (loop != open_loop_) {
-        CloseLoop();
-        if (!loop.empty()) OpenLoop(loop, LoopCountOf(ir_.ops[i]));
+      if (loop != open_loop) {
+        state_.CloseLoop();
+        if (!loop.empty()) state_.OpenLoop(loop, LoopCountOf(ir_.ops[i]));
+        open_loop = loop;
       }
       RETURN_IF_ERROR(EmitOp(i));
       NoteVariableAliases(i);
     }
-    CloseLoop();
+    state_.CloseLoop();
     for (int k = 0; k < static_cast<int>(ir_.results.size()); ++k) {
       const ValueRef& r = ir_.results[k];
       const poplar_sim::Tensor& t = values_[r.op][r.index];
       if (t.numElements() == 0) continue;  // nothing to stream back
       poplar_sim::DataStream out = graph_.addDeviceToHostFIFO(
           OutputHandle(k), t.elementType(), t.numElements());
-      prog_.add(program::Copy(t, out, "stream " + ir_.ValueName(r)));
+      state_.main_program().add(
+          program::Copy(t, out, "stream " + ir_.ValueName(r)));
     }
     return graph_.status();
   }
 
   absl::StatusOr<poplar_sim::Engine> CreateEngine(
       const poplar_sim::OptionFlags& engine_options) {
-    return poplar_sim::Engine::create(graph_, prog_, engine_options);
+    return poplar_sim::Engine::create(graph_, state_.main_program(),
+                                      engine_options);
   }
 
  private:
@@ -105,27 +106,7 @@ class Emitter {
     std::vector<poplar_sim::Tensor> inputs;
     for (const ValueRef& v : op.inputs) inputs.push_back(values_[v.op][v.index]);
 
-    if (op.op() == kArgOp) {
-      absl::StatusOr<poplar_sim::Type> arg_type = ToPoplarType(op.output_types[0]);
-      if (!arg_type.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("Tensor '", op.name(), "', streamed to the IPU: ",
-                         arg_type.status().message()));
-      }
-      const poplar_sim::Type type = *arg_type;
-      poplar_sim::Tensor t =
-          graph.addVariable(type, Dims(op.output_shapes[0]), op.name());
-      poplar_sim::poputil::mapTensorLinearly(
-          graph, t, poplar_sim::poputil::defaultMinElementsPerTile(graph, type));
-      const int k = ArgIndex(i);
-      if (t.numElements() > 0) {
-        poplar_sim::DataStream in =
-            graph_.addHostToDeviceFIFO(InputHandle(k), type, t.numElements());
-        current_->add(program::Copy(in, t, "stream " + op.name()));
-      }
-      values_[i] = {t};
-      return absl::OkStatus();
-    }
+    if (const int k = ArgIndex(i); k >= 0) return EmitArg(i, k, graph);
     if (op.op() == kInterIpuCopyOp) {
       const poplar_sim::Tensor& src = inputs[0];
       poplar_sim::Tensor dst = graph.addVariable(
@@ -133,34 +114,11 @@ class Emitter {
       poplar_sim::poputil::mapTensorLinearly(
           graph, dst,
           poplar_sim::poputil::defaultMinElementsPerTile(graph, src.elementType()));
-      current_->add(program::Copy(src, dst, op.name()));
+      state_.current_program().add(program::Copy(src, dst, op.name()));
       values_[i] = {dst};
       return absl::OkStatus();
     }
-    if (op.op() == "VarHandleOp") return EmitVarHandle(i, graph);
-    if (op.op() == "IpuLoopEnter" || op.op() == "IpuLoopExit" ||
-        op.op() == "IpuInfeedDequeue" || op.op() == "IpuOutfeedEnqueue") {
-      return EmitLoopOp(i, graph, inputs);
-    }
-    for (const ValueRef& in : op.inputs) {
-      if (ir_.type(in) != DT_RESOURCE) continue;
-      const int k = resource_of_.at(in.op);
-      ResourceBinding& b = resources_[k];
-      if (op.op() != "AssignVariableOp" && !b.written) {
-        b.reads_initial_value = true;
-      }
-      if (AssignsResource(op.op())) {
-        b.written = true;
-        CheckAliasesBeforeWrite(k, i);
-      }
-    }
-    if (op.op() == "ReadVariableOp" &&
-        !snapshot_resources_.contains(resource_of_.at(op.inputs[0].op))) {
-      // The variable's own tensor: no copy, as nothing writes the variable
-      // while this value is in use (else the emission is redone).
-      values_[i] = {inputs[0]};
-      return absl::OkStatus();
-    }
+    RETURN_IF_ERROR(NoteVariableAccesses(i));
     const LoweringFn* fn = LoweringRegistry::Global()->Find(op.op());
     if (fn == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -168,7 +126,8 @@ class Emitter {
           ") has no IPU lowering; place it on the host with "
           "WithDevice(\"cpu\")"));
     }
-    LoweringContext ctx(ir_, i, &graph, current_, std::move(inputs));
+    LoweringContext ctx(ir_, i, &graph, &state_.current_program(),
+                        std::move(inputs), &state_);
     RETURN_IF_ERROR((*fn)(ctx));
     values_[i] = ctx.TakeOutputs();
     // Check what the lowering made against what the graph inferred, so a
@@ -177,6 +136,12 @@ class Emitter {
       const poplar_sim::Tensor& t = values_[i][k];
       RETURN_IF_ERROR(t.status());
       RETURN_IF_ERROR(graph_.status());
+      if (op.output_types[k] == DT_RESOURCE) {
+        // A handle's value is its variable's tensor, of the variable's
+        // dtype; an op forwarding a handle names the same variable.
+        NoteForwardedHandle(i);
+        continue;
+      }
       ASSIGN_OR_RETURN(poplar_sim::Type type, ToPoplarType(op.output_types[k]));
       if (t.shape() != Dims(op.output_shapes[k]) || t.elementType() != type) {
         return absl::InternalError(absl::StrCat(
@@ -190,131 +155,74 @@ class Emitter {
     return absl::OkStatus();
   }
 
-  void OpenLoop(const std::string& loop, int64_t count) {
-    open_loop_ = loop;
-    loop_count_ = count;
-    body_ = program::Sequence();
-    current_ = &body_;
-    carried_.clear();
-    exit_copies_.clear();
-  }
-
-  // Ends the body with the carried values' updates and repeats it.
-  void CloseLoop() {
-    if (open_loop_.empty()) return;
-    for (const auto& [next, carried] : exit_copies_) {
-      body_.add(program::Copy(next, carried, open_loop_ + "/next"));
-    }
-    prog_.add(program::Repeat(static_cast<unsigned>(loop_count_), body_,
-                              open_loop_));
-    open_loop_.clear();
-    current_ = &prog_;
-  }
-
-  absl::Status EmitLoopOp(int i, poplar_sim::Graph& graph,
-                          const std::vector<poplar_sim::Tensor>& inputs) {
+  // Argument k: a variable on the op's IPU, filled from the host each run.
+  absl::Status EmitArg(int i, int k, poplar_sim::Graph& graph) {
     const ClusterOp& op = ir_.ops[i];
-    if (open_loop_.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Op '", op.name(), "' (", op.op(),
-          ") is not in a loop body; build it with ipu::loops::repeat"));
+    absl::StatusOr<poplar_sim::Type> arg_type = ToPoplarType(op.output_types[0]);
+    if (!arg_type.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Tensor '", op.name(), "', streamed to the IPU: ",
+                       arg_type.status().message()));
     }
-    ASSIGN_OR_RETURN(int64_t index, GetNodeAttr<int64_t>(op.def, "index"));
-    if (op.op() == "IpuLoopEnter") {
-      // The carried value lives in its own tensor, set before the loop.
-      poplar_sim::Tensor carried = graph.clone(inputs[0], op.name());
-      prog_.add(program::Copy(inputs[0], carried, op.name()));
-      carried_[index] = carried;
-      values_[i] = {carried};
-      return absl::OkStatus();
-    }
-    if (op.op() == "IpuLoopExit") {
-      auto it = carried_.find(index);
-      if (it == carried_.end()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Loop exit '", op.name(), "' has no matching loop entry ", index));
-      }
-      // Copied at the end of the body, after every op read this iteration's
-      // value; after the loop the carried tensor is the result.
-      exit_copies_.emplace_back(inputs[0], it->second);
-      values_[i] = {it->second};
-      return absl::OkStatus();
-    }
-    FeedBinding b;
-    ASSIGN_OR_RETURN(b.feed_name, GetNodeAttr<std::string>(op.def, "feed_name"));
-    b.index = static_cast<int>(index);
-    b.records_per_run = loop_count_;
-    if (op.op() == "IpuInfeedDequeue") {
-      b.dtype = op.output_types[0];
-      b.shape = op.output_shapes[0];
-      ASSIGN_OR_RETURN(poplar_sim::Type type, ToPoplarType(b.dtype));
-      poplar_sim::Tensor t = graph.addVariable(type, Dims(b.shape), op.name());
-      poplar_sim::poputil::mapTensorLinearly(
-          graph, t, poplar_sim::poputil::defaultMinElementsPerTile(graph, type));
-      const int k = static_cast<int>(infeeds_.size());
-      poplar_sim::DataStream s =
-          graph_.addHostToDeviceFIFO(InfeedHandle(k), type, t.numElements());
-      current_->add(program::Copy(s, t, op.name()));
-      infeeds_.push_back(std::move(b));
-      values_[i] = {t};
-      return absl::OkStatus();
-    }
-    // IpuOutfeedEnqueue
-    b.dtype = ir_.type(op.inputs[0]);
-    b.shape = ir_.shape(op.inputs[0]);
-    const int k = static_cast<int>(outfeeds_.size());
-    poplar_sim::DataStream s = graph_.addDeviceToHostFIFO(
-        OutfeedHandle(k), inputs[0].elementType(), inputs[0].numElements());
-    current_->add(program::Copy(inputs[0], s, op.name()));
-    outfeeds_.push_back(std::move(b));
-    values_[i] = {};
-    return absl::OkStatus();
-  }
-
-  // One device tensor per variable, however many handle ops name it.
-  absl::Status EmitVarHandle(int i, poplar_sim::Graph& graph) {
-    const ClusterOp& op = ir_.ops[i];
-    ResourceBinding b;
-    ASSIGN_OR_RETURN(b.name, GetNodeAttr<std::string>(op.def, "shared_name"));
-    if (b.name.empty()) b.name = op.name();
-    ASSIGN_OR_RETURN(b.dtype, GetNodeAttr<DataType>(op.def, "dtype"));
-    ASSIGN_OR_RETURN(b.shape, GetNodeAttr<TensorShape>(op.def, "shape"));
-    for (int k = 0; k < static_cast<int>(resources_.size()); ++k) {
-      if (resources_[k].name != b.name) continue;
-      if (resources_[k].dtype != b.dtype || resources_[k].shape != b.shape) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Variable ", b.name, " is used with two different types or shapes "
-            "in cluster ", ir_.name));
-      }
-      resource_of_[i] = k;
-      values_[i] = {resource_tensors_[k]};
-      return absl::OkStatus();
-    }
-    if (!b.shape.IsFullyDefined()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Variable ", b.name, " has shape ", b.shape.DebugString(),
-          "; variables on the IPU need a fully defined shape"));
-    }
-    ASSIGN_OR_RETURN(poplar_sim::Type type, ToPoplarType(b.dtype));
-    poplar_sim::Tensor t = graph.addVariable(type, Dims(b.shape), b.name);
+    const poplar_sim::Type type = *arg_type;
+    poplar_sim::Tensor t =
+        graph.addVariable(type, Dims(op.output_shapes[0]), op.name());
     poplar_sim::poputil::mapTensorLinearly(
         graph, t, poplar_sim::poputil::defaultMinElementsPerTile(graph, type));
-    const int k = static_cast<int>(resources_.size());
     if (t.numElements() > 0) {
-      graph_.createHostWrite(ResourceHandleName(k), t);
-      graph_.createHostRead(ResourceHandleName(k), t);
+      poplar_sim::DataStream in =
+          graph_.addHostToDeviceFIFO(InputHandle(k), type, t.numElements());
+      state_.current_program().add(program::Copy(in, t, "stream " + op.name()));
     }
-    if (t.numElements() > 0) var_resource_[t.runs()[0].var] = k;
-    resources_.push_back(std::move(b));
-    resource_tensors_.push_back(t);
-    resource_of_[i] = k;
     values_[i] = {t};
     return absl::OkStatus();
   }
 
+  // What op i does to the variables its resource inputs name, by its
+  // traits: whether the cluster needs a variable's value from the runtime
+  // (it reads or updates it before any whole assignment), and which
+  // variables it writes.
+  absl::Status NoteVariableAccesses(int i) {
+    const ClusterOp& op = ir_.ops[i];
+    const OpDef* def = op.op_def();
+    for (int j = 0; j < static_cast<int>(op.inputs.size()); ++j) {
+      const ValueRef& in = op.inputs[j];
+      if (ir_.type(in) != DT_RESOURCE) continue;
+      const int k = state_.ResourceOf(in.op);
+      if (k < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Op '", op.name(), "' (", op.op(), "): input ", j, " ('",
+            ir_.ValueName(in), "') is a resource that names no variable of "
+            "cluster ", ir_.name, "; take resources from a variable handle "
+            "(VarHandleOp) in the graph"));
+      }
+      ResourceBinding& b = state_.resource(k);
+      const bool overwrites = def != nullptr && def->OverwritesVariable(j);
+      if (!overwrites && !b.written) b.reads_initial_value = true;
+      if (def != nullptr && def->WritesVariable(j)) {
+        b.written = true;
+        CheckAliasesBeforeWrite(k, i);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // An op with a resource output forwards the handle of its one resource
+  // input (Identity of a handle): it names the same variable.
+  void NoteForwardedHandle(int i) {
+    if (state_.ResourceOf(i) >= 0) return;  // a handle op itself
+    int source = -1;
+    for (const ValueRef& in : ir_.ops[i].inputs) {
+      if (ir_.type(in) != DT_RESOURCE) continue;
+      if (source >= 0) return;  // ambiguous: names no one variable
+      source = in.op;
+    }
+    if (source >= 0) state_.AliasHandle(i, source);
+  }
+
   // Records which variables the values of op i are views of.
   void NoteVariableAliases(int i) {
-    if (var_resource_.empty()) return;
+    if (!state_.has_resources()) return;
     const ClusterOp& op = ir_.ops[i];
     for (size_t k = 0; k < values_[i].size(); ++k) {
       // A handle (VarHandleOp, or an Identity of one) names the variable;
@@ -323,9 +231,9 @@ class Emitter {
       const poplar_sim::Tensor& t = values_[i][k];
       if (!t.valid()) continue;
       for (const poplar_sim::ElementRun& r : t.runs()) {
-        auto it = var_resource_.find(r.var);
-        if (it == var_resource_.end()) continue;
-        std::vector<int>& aliases = aliases_[it->second];
+        const int resource = state_.ResourceOfPoplarVariable(r.var);
+        if (resource < 0) continue;
+        std::vector<int>& aliases = aliases_[resource];
         if (aliases.empty() || aliases.back() != i) aliases.push_back(i);
       }
     }
@@ -348,25 +256,11 @@ class Emitter {
 
   const ClusterIr& ir_;
   poplar_sim::Graph graph_;
+  EmissionState state_;
   std::vector<poplar_sim::Graph> shards_;
-  program::Sequence prog_;
   std::vector<std::vector<poplar_sim::Tensor>> values_;
-  std::vector<ResourceBinding> resources_;
-  std::vector<poplar_sim::Tensor> resource_tensors_;
-  std::vector<FeedBinding> infeeds_;
-  std::vector<FeedBinding> outfeeds_;
-  // Where ops are emitted: the main program, or the body of the open loop.
-  program::Sequence* current_ = &prog_;
-  std::string open_loop_;
-  int64_t loop_count_ = 1;
-  program::Sequence body_;
-  std::map<int64_t, poplar_sim::Tensor> carried_;
-  std::vector<std::pair<poplar_sim::Tensor, poplar_sim::Tensor>> exit_copies_;
-  absl::flat_hash_map<int, int> resource_of_;  // handle op -> resources_ index
   // Position of each op's last reader (value_liveness.h).
   std::vector<int> last_use_;
-  absl::flat_hash_set<int> snapshot_resources_;
-  absl::flat_hash_map<uint32_t, int> var_resource_;  // poplar variable -> resource
   absl::flat_hash_map<int, std::vector<int>> aliases_;  // resource -> ops viewing it
   absl::flat_hash_set<int> clobbered_resources_;
 };

@@ -4,10 +4,12 @@
 // assignment, inter-IPU copy insertion), then lowers: one virtual graph per
 // IPU of the device; a host-to-device stream and a variable for each
 // argument (on the IPU of its shard, spread over the tiles); every op through
-// the lowering registry, in order, into one program; a device-to-host stream
-// for each result. The poplar_sim Engine is built once here.
+// the lowering registry, in order, into one program (loop bodies, feeds and
+// variables through the lowerings of their ops and the cluster's
+// EmissionState); a device-to-host stream for each result. The poplar_sim
+// Engine is built once here.
 //
-// Resource variables (VarHandleOp ops of the IR) become device tensors that
+// Resource variables (the handle ops of the IR) become device tensors that
 // live as long as the engine, with host write and read handles: the runtime
 // decides when a variable's value must be written to the device or read
 // back (WriteResource / ReadResource), so a variable can stay on the device
@@ -29,6 +31,7 @@
 #include "poplar_sim/host_threads.h"
 #include "poplar_sim/target.h"
 #include "tensorflow_ipu/compiler/cluster_ir.h"
+#include "tensorflow_ipu/compiler/emission_state.h"
 #include "tensorflow_ipu/core/tensor.h"
 
 namespace tensorflow_ipu {
@@ -40,27 +43,6 @@ struct ClusterRunStats {
   bool engine_loaded = false;    // the engine had to be loaded first
   bool engine_switched = false;  // ... replacing another engine
   poplar_sim::LoadCost load;     // the cost of that load, if any
-};
-
-// A resource variable the cluster keeps in device memory.
-struct ResourceBinding {
-  std::string name;  // the variable's shared name
-  DataType dtype = DT_INVALID;
-  TensorShape shape;
-  bool written = false;  // the cluster assigns or updates it
-  // The cluster reads the value it finds (a read or an update before any
-  // whole assignment), so the runtime must provide it.
-  bool reads_initial_value = false;
-};
-
-// One component of an infeed or outfeed used in a loop: the host streams
-// `records_per_run` records (one per iteration) each run.
-struct FeedBinding {
-  std::string feed_name;
-  int index = 0;  // component of the feed's elements
-  DataType dtype = DT_INVALID;
-  TensorShape shape;  // of one record
-  int64_t records_per_run = 1;
 };
 
 class CompiledCluster {

@@ -2,7 +2,10 @@
 #include "tensorflow_ipu/compiler/cluster_compiler.h"
 
 #include "gtest/gtest.h"
+#include "poplar_sim/program.h"
+#include "tensorflow_ipu/compiler/lowering_registry.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
+#include "tensorflow_ipu/core/op_registry.h"
 
 namespace tensorflow_ipu {
 namespace compiler {
@@ -94,6 +97,114 @@ TEST(ClusterCompilerTest, OpWithoutLoweringIsAnError) {
   EXPECT_NE(compiled.status().message().find(
                 "Op 'weird' (NoSuchOp) has no IPU lowering"),
             std::string::npos);
+}
+
+// Ops of this test only that write a variable: the emitter knows what they
+// do to it from their traits alone (OpDef::variable_writes), not by name.
+REGISTER_OP(OpDefBuilder("CompilerTestOverwrite")
+                .Input("var", DT_RESOURCE)
+                .Input("value", DT_FLOAT)
+                .SetIsStateful()
+                .SetWritesVariable(0, VariableWrite::kOverwrite));
+REGISTER_OP(OpDefBuilder("CompilerTestUpdate")
+                .Input("var", DT_RESOURCE)
+                .Input("value", DT_FLOAT)
+                .SetIsStateful()
+                .SetWritesVariable(0, VariableWrite::kReadModifyWrite));
+
+absl::Status LowerTestOverwrite(LoweringContext& ctx) {
+  ctx.prog().add(poplar_sim::program::Copy(ctx.input(1), ctx.input(0)));
+  return absl::OkStatus();
+}
+REGISTER_IPU_LOWERING("CompilerTestOverwrite", LowerTestOverwrite);
+REGISTER_IPU_LOWERING("CompilerTestUpdate", LowerTestOverwrite);
+
+NodeDef VarHandle(const std::string& name) {
+  NodeDef d = Def(name, "VarHandleOp");
+  (*d.mutable_attr())["shared_name"] = MakeAttrValue(name);
+  (*d.mutable_attr())["dtype"] = MakeAttrValue(DT_FLOAT);
+  (*d.mutable_attr())["shape"] = MakeAttrValue(TensorShape({2}));
+  return d;
+}
+
+TEST(ClusterCompilerTest, VariableWritesAreKnownByTheOpsTraits) {
+  for (const char* op : {"CompilerTestOverwrite", "CompilerTestUpdate"}) {
+    SCOPED_TRACE(op);
+    ClusterIr ir;
+    ir.name = "writes";
+    int a = ir.AddArg("a:0", DT_FLOAT, TensorShape({2}));
+    int v = ir.AddOp(VarHandle("v"), {}, {DT_RESOURCE}, {TensorShape()});
+    ir.AddOp(Def("write", op), {{v, 0}, {a, 0}}, {}, {});
+    poplar_sim::Device device = ModelDevice(1);
+    auto compiled = CompileCluster(ir, device.getTarget());
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    ASSERT_EQ((*compiled)->resources().size(), 1u);
+    const ResourceBinding& b = (*compiled)->resources()[0];
+    EXPECT_EQ(b.name, "v");
+    EXPECT_TRUE(b.written);
+    // An overwrite does not need the value the variable had.
+    EXPECT_EQ(b.reads_initial_value, std::string(op) == "CompilerTestUpdate");
+
+    std::vector<Tensor> out;
+    auto stats = (*compiled)->Run(device, {Tensor::Vector<float>({1, 2})}, &out);
+    ASSERT_TRUE(stats.ok()) << stats.status();
+    auto value = (*compiled)->ReadResource(0);
+    ASSERT_TRUE(value.ok()) << value.status();
+    EXPECT_EQ(value->DebugString(), "[1. 2.]");
+  }
+}
+
+NodeDef InLoop(NodeDef d, int64_t iterations) {
+  (*d.mutable_attr())[kLoopAttr] = MakeAttrValue(std::string("loop_0"));
+  (*d.mutable_attr())[kLoopCountAttr] = MakeAttrValue(iterations);
+  return d;
+}
+
+NodeDef LoopBoundaryOp(const std::string& name, const std::string& op) {
+  NodeDef d = Def(name, op);
+  (*d.mutable_attr())["index"] = MakeAttrValue(int64_t{0});
+  (*d.mutable_attr())["T"] = MakeAttrValue(DT_FLOAT);
+  return d;
+}
+
+// The loop ops are lowered through the registry like any other op: the
+// carried value is doubled in each of 3 iterations.
+TEST(ClusterCompilerTest, LoopCarriedValuesThroughTheLoopLowerings) {
+  ClusterIr ir;
+  ir.name = "loop";
+  TensorShape s({2});
+  int a = ir.AddArg("a:0", DT_FLOAT, s);
+  int enter = ir.AddOp(InLoop(LoopBoundaryOp("enter", "IpuLoopEnter"), 3),
+                       {{a, 0}}, {DT_FLOAT}, {s});
+  int twice = ir.AddOp(InLoop(Def("twice", "AddV2"), 3),
+                       {{enter, 0}, {enter, 0}}, {DT_FLOAT}, {s});
+  int exit = ir.AddOp(InLoop(LoopBoundaryOp("exit", "IpuLoopExit"), 3),
+                      {{twice, 0}}, {DT_FLOAT}, {s});
+  ir.results = {{exit, 0}};
+  poplar_sim::Device device = ModelDevice(1);
+  auto compiled = CompileCluster(ir, device.getTarget());
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  std::vector<Tensor> out;
+  auto stats = (*compiled)->Run(device, {Tensor::Vector<float>({1, -3})}, &out);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(out[0].DebugString(), "[  8. -24.]");
+}
+
+TEST(ClusterCompilerTest, ALoopOpOutsideALoopIsAnError) {
+  ClusterIr ir;
+  ir.name = "no_loop";
+  int a = ir.AddArg("a:0", DT_FLOAT, TensorShape({2}));
+  int enter = ir.AddOp(LoopBoundaryOp("enter", "IpuLoopEnter"), {{a, 0}},
+                       {DT_FLOAT}, {TensorShape({2})});
+  ir.results = {{enter, 0}};
+  poplar_sim::Device device = ModelDevice(1);
+  auto compiled = CompileCluster(ir, device.getTarget());
+  EXPECT_EQ(compiled.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(compiled.status().message().find(
+                "Op 'enter' (IpuLoopEnter): is not in a loop body; build it "
+                "with ipu::loops::repeat"),
+            std::string::npos)
+      << compiled.status();
 }
 
 }  // namespace

@@ -6,6 +6,11 @@
 namespace tensorflow_ipu {
 namespace compiler {
 
+const OpDef* ClusterOp::op_def() const {
+  absl::StatusOr<const OpDef*> def = OpRegistry::Global()->LookUp(op());
+  return def.ok() ? *def : nullptr;
+}
+
 int ClusterIr::AddArg(const std::string& tensor_name, DataType dtype,
                       const TensorShape& shape) {
   NodeDef def;

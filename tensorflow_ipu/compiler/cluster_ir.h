@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "tensorflow_ipu/core/ipu_attrs.h"
+#include "tensorflow_ipu/core/op_registry.h"
 #include "tensorflow_ipu/core/proto/node_def.pb.h"
 #include "tensorflow_ipu/core/tensor.h"
 #include "tensorflow_ipu/core/tensor_shape.h"
@@ -30,10 +32,6 @@ namespace compiler {
 // The op kind of a cluster argument and of an inter-IPU copy.
 inline constexpr char kArgOp[] = "_Arg";
 inline constexpr char kInterIpuCopyOp[] = "_InterIpuCopy";
-// The attrs ipu::loops::repeat puts on the ops of a loop body: the loop's
-// id and its iteration count.
-inline constexpr char kLoopAttr[] = "_ipu_loop";
-inline constexpr char kLoopCountAttr[] = "_ipu_loop_count";
 
 // Output `index` of op `op` of the cluster.
 struct ValueRef {
@@ -54,13 +52,17 @@ struct ClusterOp {
   std::vector<int> control_inputs;
   std::vector<DataType> output_types;
   std::vector<TensorShape> output_shapes;
-  // The value of a Const op (its "value" attr, parsed once).
+  // The value of a Const op (its "value" attr, parsed once); uninitialized
+  // for every other op.
   Tensor constant;
   // The IPU of the device this op runs on; -1 until shard assignment.
   int shard = -1;
 
   const std::string& name() const { return def.name(); }
   const std::string& op() const { return def.op(); }
+  // The op's registration, with its traits; nullptr for the cluster's own
+  // ops (arguments, inter-IPU copies), which are not registered.
+  const OpDef* op_def() const;
 };
 
 struct ClusterIr {

@@ -23,7 +23,7 @@ absl::StatusOr<poplar_sim::Type> ToPoplarType(DataType dtype) {
 
 const Tensor* LoweringContext::ConstantInput(int i) const {
   const ClusterOp& producer = ir_.producer(op().inputs[i]);
-  return producer.op() == "Const" ? &producer.constant : nullptr;
+  return producer.constant.IsInitialized() ? &producer.constant : nullptr;
 }
 
 absl::StatusOr<std::vector<int64_t>> LoweringContext::ConstantIntList(

@@ -12,6 +12,10 @@
 // A lowering validates what the registry's shape function does not (for
 // example that an axis input is a constant) and returns InvalidArgument or
 // Unimplemented through ctx.Error / ctx.Unimplemented, which name the op.
+//
+// Ops that need more than their inputs (loop boundaries, feeds, variables)
+// reach the state of the whole cluster through ctx.cluster()
+// (emission_state.h): the open loop, the feeds' streams, the variables.
 #ifndef TENSORFLOW_IPU_COMPILER_LOWERING_REGISTRY_H_
 #define TENSORFLOW_IPU_COMPILER_LOWERING_REGISTRY_H_
 
@@ -35,24 +39,33 @@ namespace compiler {
 // dtypes the IPU has no type for (double, resource).
 absl::StatusOr<poplar_sim::Type> ToPoplarType(DataType dtype);
 
+class EmissionState;
+
 // What a lowering function sees: its op, its inputs as poplar_sim tensors,
-// the graph of its shard's IPU and the program being built.
+// the graph of its shard's IPU, the program being built (the open loop's
+// body inside a loop) and the state of the cluster being emitted.
 class LoweringContext {
  public:
   LoweringContext(const ClusterIr& ir, int op_index, poplar_sim::Graph* graph,
                   poplar_sim::program::Sequence* prog,
-                  std::vector<poplar_sim::Tensor> inputs)
+                  std::vector<poplar_sim::Tensor> inputs,
+                  EmissionState* cluster)
       : ir_(ir),
         op_index_(op_index),
         graph_(graph),
         prog_(prog),
+        cluster_(cluster),
         inputs_(std::move(inputs)),
         outputs_(ir.ops[op_index].output_types.size()) {}
 
   const ClusterOp& op() const { return ir_.ops[op_index_]; }
+  // The op's index in the cluster, and that of the op producing input i.
+  int op_index() const { return op_index_; }
+  int input_op(int i) const { return op().inputs[i].op; }
   const NodeDef& def() const { return op().def; }
   poplar_sim::Graph& graph() const { return *graph_; }
   poplar_sim::program::Sequence& prog() const { return *prog_; }
+  EmissionState& cluster() const { return *cluster_; }
 
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   const poplar_sim::Tensor& input(int i) const { return inputs_[i]; }
@@ -94,6 +107,7 @@ class LoweringContext {
   int op_index_;
   poplar_sim::Graph* graph_;
   poplar_sim::program::Sequence* prog_;
+  EmissionState* cluster_;
   std::vector<poplar_sim::Tensor> inputs_;
   std::vector<poplar_sim::Tensor> outputs_;
 };

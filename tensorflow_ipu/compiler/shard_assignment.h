@@ -21,12 +21,10 @@
 #define TENSORFLOW_IPU_COMPILER_SHARD_ASSIGNMENT_H_
 
 #include "tensorflow_ipu/compiler/pass.h"
+#include "tensorflow_ipu/core/ipu_attrs.h"
 
 namespace tensorflow_ipu {
 namespace compiler {
-
-// The internal attr holding an op's shard.
-inline constexpr char kShardAttr[] = "_ipu_shard";
 
 class ShardAssignment : public ClusterPass {
  public:

@@ -21,10 +21,18 @@ std::vector<int> LastUses(const ClusterIr& ir) {
   for (int i = 0; i < n; ++i) last[i] = i;
   for (int j = 0; j < n; ++j) {
     const std::string& loop = loop_of[j];
+    if (loop.empty()) {
+      for (const ValueRef& in : ir.ops[j].inputs) {
+        last[in.op] = std::max(last[in.op], j);
+      }
+      continue;
+    }
+    const OpDef* def = ir.ops[j].op_def();
+    const bool loop_exit =
+        def != nullptr && def->loop_boundary == LoopBoundary::kExit;
     for (const ValueRef& in : ir.ops[j].inputs) {
       int use = j;
-      if (!loop.empty() &&
-          (loop_of[in.op] != loop || ir.ops[j].op() == "IpuLoopExit")) {
+      if (loop_of[in.op] != loop || loop_exit) {
         use = loop_end.at(loop);
       }
       last[in.op] = std::max(last[in.op], use);

@@ -5,7 +5,8 @@
 // i, with three rules for what runs later than its position says:
 //  - an op inside a loop body that reads a value made outside that body
 //    reads it in every iteration: the use lasts to the body's last op;
-//  - IpuLoopExit's next value is copied at the end of the body: the same;
+//  - a loop exit's next value (LoopBoundary::kExit: IpuLoopExit) is copied
+//    at the end of the body: the same;
 //  - a cluster result is streamed to the host after every op: ops.size().
 // An op whose values nothing reads gets its own position. The IR must have
 // been through LoopFormation (each loop's ops contiguous).

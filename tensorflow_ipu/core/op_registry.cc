@@ -73,6 +73,30 @@ OpDefBuilder& OpDefBuilder::SetIsStateful() {
   def_.is_stateful = true;
   return *this;
 }
+OpDefBuilder& OpDefBuilder::SetIsHostOnly() {
+  def_.is_host_only = true;
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::SetPassesThrough() {
+  def_.passes_through = true;
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::SetIsResourceHandle() {
+  def_.is_resource_handle = true;
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::SetIsReferenceVariable() {
+  def_.is_reference_variable = true;
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::SetWritesVariable(int input, VariableWrite how) {
+  def_.variable_writes[input] = how;
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::SetLoopBoundary(LoopBoundary boundary) {
+  def_.loop_boundary = boundary;
+  return *this;
+}
 OpDef OpDefBuilder::Build() const { return def_; }
 
 InferenceContext::InferenceContext(const NodeDef* node, const OpDef* op_def,
@@ -94,6 +118,14 @@ OpRegistry* OpRegistry::Global() {
 
 absl::Status OpRegistry::Register(OpDef def) {
   std::string name = def.name;
+  for (const auto& [input, how] : def.variable_writes) {
+    if (input < 0 || input >= static_cast<int>(def.inputs.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "op '", name, "' writes the variable of input ", input, ", but has ",
+          def.inputs.size(), " input(s); give SetWritesVariable the index of "
+          "the input that names the variable"));
+    }
+  }
   if (!ops_.emplace(name, std::move(def)).second) {
     return absl::AlreadyExistsError(
         absl::StrCat("op '", name, "' is registered twice"));
@@ -121,7 +153,8 @@ namespace internal {
 OpRegistrar::OpRegistrar(OpDefBuilder builder) {
   absl::Status s = OpRegistry::Global()->Register(builder.Build());
   if (!s.ok()) {
-    // A duplicate registration is a build defect, found at start-up.
+    // A duplicate or inconsistent registration is a build defect, found at
+    // start-up.
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
     std::abort();
   }

@@ -57,6 +57,27 @@ struct AttrDef {
   std::vector<DataType> allowed_types;
 };
 
+// How an op writes a variable named by one of its inputs.
+enum class VariableWrite {
+  // Reads the old value and writes a new one (AssignAddVariableOp,
+  // ResourceApplyGradientDescent).
+  kReadModifyWrite,
+  // Replaces the value without reading it (AssignVariableOp, Assign).
+  kOverwrite,
+};
+
+// Where an op sits at the boundary of an on-device loop body
+// (ipu::loops::repeat), as TensorFlow's Enter and Exit frame a while loop.
+enum class LoopBoundary {
+  kNone,
+  // Its input is the loop-carried value before the first iteration; its
+  // output, the value during an iteration.
+  kEnter,
+  // Its input is the value for the next iteration, taken at the end of
+  // the body; its output, the value after the last iteration.
+  kExit,
+};
+
 class InferenceContext;
 using ShapeFn = std::function<absl::Status(InferenceContext*)>;
 
@@ -66,10 +87,45 @@ struct OpDef {
   std::vector<ArgDef> outputs;
   std::vector<AttrDef> attrs;
   ShapeFn shape_fn;
-  // Stateful ops (variables, random numbers) are never folded or merged.
+
+  // Traits: what the op is, for the passes that treat ops alike (placement,
+  // partitioning, pruning, lowering), so that none of them decides by name.
+
+  // Stateful ops (variables, random numbers, feeds) are never folded or
+  // merged, and are what a function without outputs runs for (the others
+  // are dead unless a stateful op or a fetch needs them).
   bool is_stateful = false;
+  // The op's value comes from the host (a placeholder, fed by the client):
+  // it runs on the host whatever device its scope asks for.
+  bool is_host_only = false;
+  // The op computes nothing: it forwards its inputs (Identity), holds a
+  // constant (Const), reads a variable's value (ReadVariableOp) or does
+  // nothing (NoOp). A cluster of such ops alone is not worth a device
+  // program.
+  bool passes_through = false;
+  // The op names a resource variable by its attrs alone (VarHandleOp): its
+  // one output is the DT_RESOURCE handle, and every copy of the op names
+  // the same variable.
+  bool is_resource_handle = false;
+  // The op's output is a reference variable: the variable's buffer itself
+  // (VariableV2), which the ops that write it update in place.
+  bool is_reference_variable = false;
+  // Inputs naming a variable (a resource handle or a reference variable)
+  // that the op writes, and how; an op may read the variables of its other
+  // handle inputs but does not write them.
+  std::map<int, VariableWrite> variable_writes;
+  LoopBoundary loop_boundary = LoopBoundary::kNone;
 
   const AttrDef* FindAttr(absl::string_view attr_name) const;
+  // True if the op writes the variable named by input `input`.
+  bool WritesVariable(int input) const {
+    return variable_writes.find(input) != variable_writes.end();
+  }
+  // True if the op replaces that variable's value without reading it.
+  bool OverwritesVariable(int input) const {
+    auto it = variable_writes.find(input);
+    return it != variable_writes.end() && it->second == VariableWrite::kOverwrite;
+  }
 };
 
 class OpDefBuilder {
@@ -91,6 +147,13 @@ class OpDefBuilder {
                          std::optional<DataType> default_type = std::nullopt);
   OpDefBuilder& SetShapeFn(ShapeFn fn);
   OpDefBuilder& SetIsStateful();
+  // The traits of OpDef, by the same names.
+  OpDefBuilder& SetIsHostOnly();
+  OpDefBuilder& SetPassesThrough();
+  OpDefBuilder& SetIsResourceHandle();
+  OpDefBuilder& SetIsReferenceVariable();
+  OpDefBuilder& SetWritesVariable(int input, VariableWrite how);
+  OpDefBuilder& SetLoopBoundary(LoopBoundary boundary);
   OpDef Build() const;
 
  private:

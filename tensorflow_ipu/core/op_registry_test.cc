@@ -46,6 +46,98 @@ TEST(OpRegistryTest, BuilderRecordsArgsAttrsAndDefaults) {
   EXPECT_TRUE(def.is_stateful);
 }
 
+TEST(OpRegistryTest, BuilderRecordsTraits) {
+  OpDef plain = OpDefBuilder("Plain").Input("x", DT_FLOAT).Build();
+  EXPECT_FALSE(plain.is_stateful);
+  EXPECT_FALSE(plain.is_host_only);
+  EXPECT_FALSE(plain.passes_through);
+  EXPECT_FALSE(plain.is_resource_handle);
+  EXPECT_FALSE(plain.is_reference_variable);
+  EXPECT_FALSE(plain.WritesVariable(0));
+  EXPECT_EQ(plain.loop_boundary, LoopBoundary::kNone);
+
+  OpDef def = OpDefBuilder("Z")
+                  .Input("var", DT_RESOURCE)
+                  .Input("other", DT_RESOURCE)
+                  .Input("value", DT_FLOAT)
+                  .SetIsHostOnly()
+                  .SetPassesThrough()
+                  .SetIsResourceHandle()
+                  .SetIsReferenceVariable()
+                  .SetWritesVariable(0, VariableWrite::kOverwrite)
+                  .SetWritesVariable(1, VariableWrite::kReadModifyWrite)
+                  .SetLoopBoundary(LoopBoundary::kExit)
+                  .Build();
+  EXPECT_TRUE(def.is_host_only);
+  EXPECT_TRUE(def.passes_through);
+  EXPECT_TRUE(def.is_resource_handle);
+  EXPECT_TRUE(def.is_reference_variable);
+  EXPECT_TRUE(def.WritesVariable(0));
+  EXPECT_TRUE(def.OverwritesVariable(0));
+  EXPECT_TRUE(def.WritesVariable(1));
+  EXPECT_FALSE(def.OverwritesVariable(1));
+  EXPECT_FALSE(def.WritesVariable(2));
+  EXPECT_FALSE(def.OverwritesVariable(2));
+  EXPECT_EQ(def.loop_boundary, LoopBoundary::kExit);
+}
+
+TEST(OpRegistryTest, WritingAnInputTheOpDoesNotHaveIsRefused) {
+  OpRegistry registry;
+  absl::Status s = registry.Register(
+      OpDefBuilder("Bad")
+          .Input("var", DT_RESOURCE)
+          .SetWritesVariable(1, VariableWrite::kOverwrite)
+          .Build());
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("op 'Bad' writes the variable of input 1, but "
+                             "has 1 input(s)"),
+            std::string::npos)
+      << s;
+  EXPECT_TRUE(registry.ListOps().empty());
+}
+
+const OpDef& Registered(const std::string& op) {
+  return *OpRegistry::Global()->LookUp(op).value();
+}
+
+// The traits the placer, partitioner and compiler rely on, on the ops that
+// carry them (a trait dropped from a registration would change placement
+// or lowering silently).
+TEST(OpRegistryTest, RegisteredOpsCarryTheirTraits) {
+  for (const char* op : {"Placeholder", "PlaceholderWithDefault"}) {
+    EXPECT_TRUE(Registered(op).is_host_only) << op;
+  }
+  for (const char* op : {"Const", "Identity", "NoOp", "ReadVariableOp"}) {
+    EXPECT_TRUE(Registered(op).passes_through) << op;
+  }
+  for (const char* op : {"VarHandleOp", "VariableV2", "AssignVariableOp",
+                         "TestAdd", "IpuLoopEnter", "IpuInfeedDequeue"}) {
+    EXPECT_FALSE(Registered(op).is_host_only) << op;
+    EXPECT_FALSE(Registered(op).passes_through) << op;
+  }
+  EXPECT_TRUE(Registered("VarHandleOp").is_resource_handle);
+  EXPECT_FALSE(Registered("VariableV2").is_resource_handle);
+  EXPECT_TRUE(Registered("VariableV2").is_reference_variable);
+  EXPECT_FALSE(Registered("VarHandleOp").is_reference_variable);
+
+  for (const char* op : {"AssignVariableOp", "Assign"}) {
+    EXPECT_TRUE(Registered(op).OverwritesVariable(0)) << op;
+    EXPECT_FALSE(Registered(op).WritesVariable(1)) << op;
+  }
+  for (const char* op : {"AssignAddVariableOp", "AssignSubVariableOp",
+                         "ResourceApplyGradientDescent", "AssignAdd",
+                         "AssignSub"}) {
+    EXPECT_TRUE(Registered(op).WritesVariable(0)) << op;
+    EXPECT_FALSE(Registered(op).OverwritesVariable(0)) << op;
+  }
+  for (const char* op : {"ReadVariableOp", "VarIsInitializedOp"}) {
+    EXPECT_FALSE(Registered(op).WritesVariable(0)) << op;
+  }
+  EXPECT_EQ(Registered("IpuLoopEnter").loop_boundary, LoopBoundary::kEnter);
+  EXPECT_EQ(Registered("IpuLoopExit").loop_boundary, LoopBoundary::kExit);
+  EXPECT_EQ(Registered("IpuOutfeedEnqueue").loop_boundary, LoopBoundary::kNone);
+}
+
 TEST(BroadcastShapesTest, NumpyRules) {
   using shape_fns::BroadcastShapes;
   EXPECT_EQ(BroadcastShapes(TensorShape({2, 3}), TensorShape({3})).value(),

@@ -1,6 +1,8 @@
 #include "tensorflow_ipu/ipu/ipu_compiler.h"
 
+#include <algorithm>
 #include <atomic>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/cc/ops/base_ops.h"
@@ -29,22 +31,37 @@ absl::Status DynamicShape(const std::string& tensor, const TensorShape& shape) {
 }
 
 // The op returned for a function without outputs: a NoOp of the cluster
-// that control-depends on the function's sinks (ops nothing else in the
-// graph reads), so running it runs every op the function built.
+// that runs the function's side effects, as a TensorFlow function without
+// outputs does. It control-depends on the function's last stateful ops
+// (OpDef::is_stateful: variable writes, enqueues, ...; those no other
+// stateful op of the function waits for), so running it runs them and what
+// they need; a stateless op whose value nothing uses is dead and does not
+// run.
 absl::StatusOr<Operation> RunnableOp(const Scope& scope,
                                      const std::string& cluster,
                                      int first_node) {
   Graph* graph = scope.graph();
-  std::vector<Operation> sinks;
-  for (int id = first_node; id < graph->num_nodes(); ++id) {
+  // needed[id - first_node]: a stateful op of the function, or an op one
+  // needs. Node ids are in build order, so consumers come later.
+  std::vector<bool> needed(graph->num_nodes() - first_node, false);
+  auto is_needed = [&](const Node* n) {
+    return n->id() >= first_node && needed[n->id() - first_node];
+  };
+  std::vector<Operation> side_effects;
+  for (int id = graph->num_nodes() - 1; id >= first_node; --id) {
     Node* n = graph->node(id);
-    if (n->data_consumers().empty() && n->control_consumers().empty()) {
-      sinks.push_back(Operation(n));
+    bool consumer_needed = false;
+    for (const Node* c : n->data_consumers()) consumer_needed |= is_needed(c);
+    for (const Node* c : n->control_consumers()) consumer_needed |= is_needed(c);
+    needed[id - first_node] = consumer_needed || n->op_def().is_stateful;
+    if (n->op_def().is_stateful && !consumer_needed) {
+      side_effects.push_back(Operation(n));
     }
   }
+  std::reverse(side_effects.begin(), side_effects.end());
   tensorflow_ipu::ops::NoOp op(
       scope.WithAttr(kCompileClusterAttr, MakeAttrValue(cluster))
-          .WithControlDependencies(sinks)
+          .WithControlDependencies(side_effects)
           .WithOpName(cluster));
   if (!scope.ok()) return scope.status();
   return op.operation;

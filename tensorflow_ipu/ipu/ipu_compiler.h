@@ -15,8 +15,10 @@
 // output as a one-element list). A function that returns nothing (only side
 // effects) gives a one-element list too, as the vendor returns an op to run:
 // an Output of a NoOp named after the cluster ("compile_<n>"), in the
-// cluster, that control-depends on every op the function built. Run it as a
-// target; it has no value to fetch:
+// cluster, that runs the function's stateful ops (variable updates,
+// enqueues) and what they need, as a TensorFlow function without outputs
+// does: a stateless op whose value nothing uses is dead and does not run.
+// Run it as a target; it has no value to fetch:
 //
 //   session.Run(feeds, {}, {(*r)[0].op()}, &out);
 //
@@ -36,12 +38,10 @@
 #include "absl/status/statusor.h"
 #include "tensorflow_ipu/cc/ops.h"
 #include "tensorflow_ipu/cc/scope.h"
+#include "tensorflow_ipu/core/ipu_attrs.h"
 
 namespace tensorflow_ipu {
 namespace ipu {
-
-// The internal attr marking the ops of one compile() call.
-inline constexpr char kCompileClusterAttr[] = "_ipu_compile";
 
 namespace ipu_compiler {
 

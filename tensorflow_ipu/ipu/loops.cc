@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/cc/ops/base_ops.h"
 #include "tensorflow_ipu/cc/ops/op_builder.h"
-#include "tensorflow_ipu/compiler/cluster_ir.h"
+#include "tensorflow_ipu/core/ipu_attrs.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/status_macros.h"
 #include "tensorflow_ipu/ipu/scopes.h"
@@ -11,12 +11,6 @@
 namespace tensorflow_ipu {
 namespace ipu {
 namespace loops {
-namespace {
-
-constexpr char kOutsideCompilationAttr[] = "_ipu_outside_compilation";
-
-}  // namespace
-
 absl::StatusOr<std::vector<Output>> repeat(const Scope& scope, int n,
                                            const LoopBody& body,
                                            const std::vector<Output>& inputs,
@@ -37,8 +31,8 @@ absl::StatusOr<std::vector<Output>> repeat(const Scope& scope, int n,
   const std::string id = graph->UniqueName("loop");
   const Scope loop = scope.NewSubScope(id);
   const Scope body_scope =
-      loop.WithAttr(compiler::kLoopAttr, MakeAttrValue(id))
-          .WithAttr(compiler::kLoopCountAttr, MakeAttrValue(static_cast<int64_t>(n)))
+      loop.WithAttr(kLoopAttr, MakeAttrValue(id))
+          .WithAttr(kLoopCountAttr, MakeAttrValue(static_cast<int64_t>(n)))
           .WithNoControlDependencies();
   const int first_node = graph->num_nodes();
 
@@ -89,7 +83,6 @@ absl::StatusOr<std::vector<Output>> repeat(const Scope& scope, int n,
           id, ": outside compilation inside a loops::repeat body is not "
           "supported; compute it on the host before or after the loop"));
     }
-    if (node->op() == "IpuLoopExit") continue;
     if (node->op_def().is_stateful) side_effects.push_back(Operation(node));
   }
   Operation body_end =

@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "tensorflow_ipu/cc/ops.h"
 #include "tensorflow_ipu/cc/scope.h"
+#include "tensorflow_ipu/core/ipu_attrs.h"
 #include "tensorflow_ipu/ipu/feeds.h"
 
 namespace tensorflow_ipu {
@@ -38,9 +39,8 @@ using LoopBody = std::function<std::vector<Output>(
     const Scope&, const std::vector<Output>& carried,
     const std::vector<Output>& infeed_element)>;
 
-// Graph collection of ops that must run once each Run of loop <id> after it
-// (key: kLoopSideEffectsPrefix + id), e.g. a global_step increment.
-inline constexpr char kLoopSideEffectsPrefix[] = "ipu_loop_side_effects:";
+// Ops in the graph collection kLoopSideEffectsPrefix + id (core/ipu_attrs.h)
+// run once each Run of loop <id>, after it (e.g. a global_step increment).
 
 absl::StatusOr<std::vector<Output>> repeat(
     const Scope& scope, int n, const LoopBody& body,

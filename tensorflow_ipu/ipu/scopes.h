@@ -15,13 +15,10 @@
 #include <string>
 
 #include "tensorflow_ipu/cc/scope.h"
+#include "tensorflow_ipu/core/ipu_attrs.h"
 
 namespace tensorflow_ipu {
 namespace ipu {
-
-// Internal node attrs set by the scopes and read by placement and lowering.
-inline constexpr char kShardAttr[] = "_ipu_shard";
-inline constexpr char kOutsideCompilationAttr[] = "_ipu_outside_compilation";
 
 namespace scopes {
 

@@ -8,16 +8,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
+#include "tensorflow_ipu/core/ipu_attrs.h"
 #include "tensorflow_ipu/core/status_macros.h"
 #include "tensorflow_ipu/runtime/ipu_cluster_op.h"
 #include "tensorflow_ipu/runtime/needed_nodes.h"
 
 namespace tensorflow_ipu {
 namespace {
-
-// The attr ipu::ipu_compiler::compile puts on a function's ops (the IPU
-// layer sits above the runtime, so the name is repeated here).
-constexpr char kCompileClusterAttr[] = "_ipu_compile";
 
 std::string TensorName(const TensorRef& r) {
   return absl::StrCat(r.node->name(), ":", r.index);
@@ -33,12 +30,10 @@ class Partitioner {
               const Placement& placement, IpuClusterLibrary* library)
       : spec_(spec), needed_(needed), placement_(placement), library_(library) {}
 
-  // Ops that only pass values through: a cluster of nothing else is not
-  // worth an engine (the vendor's port runs such graphs on the host).
-  static bool PassesThrough(const Node& n) {
-    return n.op() == "ReadVariableOp" || n.op() == "Identity" ||
-           n.op() == "NoOp" || n.op() == "Const";
-  }
+  // Ops that compute nothing (OpDef::passes_through): a cluster of nothing
+  // else is not worth an engine (the vendor's port runs such graphs on the
+  // host).
+  static bool PassesThrough(const Node& n) { return n.op_def().passes_through; }
 
   absl::StatusOr<PartitionedRun> Run() {
     for (const TensorRef& f : spec_.feeds) {
@@ -103,7 +98,7 @@ class Partitioner {
   // Handle ops only name a variable: they run on the host, and every
   // cluster that uses the variable gets its own copy of the handle op.
   bool OnIpu(const Node* n) const {
-    return placement_.at(n->id()).on_ipu && n->op() != "VarHandleOp";
+    return placement_.at(n->id()).on_ipu && !n->op_def().is_resource_handle;
   }
   int Ordinal(const Node* n) const { return placement_.at(n->id()).ipu_ordinal; }
   bool Fed(const TensorRef& r) const { return IsFed(spec_.feeds, r); }
@@ -186,7 +181,7 @@ class Partitioner {
         // such as Sum need their axes at compile time. So are variable
         // handles: the variable then lives in the cluster's device memory.
         if (!Fed(in) && (in.node->constant_value() != nullptr ||
-                         in.node->op() == "VarHandleOp")) {
+                         in.node->op_def().is_resource_handle)) {
           constants.push_back(in);
         } else {
           c->args.push_back(in);

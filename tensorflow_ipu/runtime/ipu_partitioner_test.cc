@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/core/graph_def_io.h"
 #include "tensorflow_ipu/runtime/ipu_cluster_op.h"
+#include "tensorflow_ipu/core/op_registry.h"
 #include "tensorflow_ipu/runtime/needed_nodes.h"
 
 namespace tensorflow_ipu {
@@ -121,6 +122,58 @@ TEST(IpuPartitionerTest, FeedingAnIpuValueIsUnimplementedAndNamesTheTensor) {
   EXPECT_EQ(run.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE(run.status().message().find("'x:0'"), std::string::npos)
       << run.status();
+}
+
+// An op of this test only that computes nothing: the partitioner knows it
+// by its trait, not by its name.
+REGISTER_OP(OpDefBuilder("PartitionerTestForward")
+                .Input("input", DT_FLOAT)
+                .Output("output", DT_FLOAT)
+                .SetPassesThrough()
+                .SetShapeFn(shape_fns::UnchangedShape));
+
+// x = forward(a) alone on IPU 0 (nothing to compute: run on the host);
+// y = forward(a) + a on IPU 1 (a cluster, with the forward in it).
+constexpr char kPassThroughGraph[] = R"pb(
+  node {
+    name: "a" op: "Placeholder" device: "cpu"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape { dim { size: 2 } } } }
+  }
+  node { name: "x" op: "PartitionerTestForward" input: "a" device: "/device:IPU:0" }
+  node { name: "f" op: "PartitionerTestForward" input: "a" device: "/device:IPU:1" }
+  node { name: "y" op: "TestAdd" input: "f" input: "a" device: "/device:IPU:1" }
+)pb";
+
+TEST(IpuPartitionerTest, AClusterOfPassThroughOpsOnlyRunsOnTheHost) {
+  auto graph = Graph::FromGraphDef(GraphDefFromText(kPassThroughGraph).value());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const Graph& g = **graph;
+  Executor::Spec spec;
+  spec.feeds = {{g.FindNode("a"), 0}};
+  spec.fetches = {{g.FindNode("x"), 0}, {g.FindNode("y"), 0}};
+  std::vector<const Node*> needed = NeededNodes(spec.feeds, spec.fetches, {});
+  Placement placement;
+  for (const Node* n : needed) {
+    const DeviceName& d = n->requested_device();
+    placement[n->id()] = {d.IsIpu(), d.IsIpu() ? d.id : 0};
+  }
+  IpuClusterLibrary library;
+  auto run = PartitionForIpu(spec, needed, placement, &library);
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_EQ(run->clusters, (std::vector<std::string>{"cluster_0"}));
+  const IpuClusterDef& c = *library.Find("cluster_0").value();
+  EXPECT_EQ(c.ipu_ordinal, 1);
+  EXPECT_EQ(c.ir.ToString(),
+            "cluster cluster_0\n"
+            "%0 a:0 = _Arg() -> float[2] shard=-1\n"
+            "%1 f = PartitionerTestForward(%0:0) -> float[2] shard=-1\n"
+            "%2 y = TestAdd(%1:0, %0:0) -> float[2] shard=-1\n"
+            "results (%2:0)\n");
+  // x is fetched from the host node itself.
+  ASSERT_EQ(run->spec.fetches.size(), 2u);
+  EXPECT_EQ(run->spec.fetches[0].node->name(), "x");
+  EXPECT_EQ(run->spec.fetches[1].node->name(), "_ipu_cluster_0");
 }
 
 }  // namespace

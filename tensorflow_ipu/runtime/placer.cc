@@ -4,29 +4,33 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/core/ipu_attrs.h"
 #include "tensorflow_ipu/runtime/ipu_support.h"
 
 namespace tensorflow_ipu {
 namespace {
 
-constexpr char kOutsideCompilationAttr[] = "_ipu_outside_compilation";
-
 bool RunsOnHostAlways(const Node& n) {
-  if (n.op() == "Placeholder" || n.op() == "PlaceholderWithDefault") return true;
+  if (n.op_def().is_host_only) return true;
   auto it = n.def().attr().find(kOutsideCompilationAttr);
   return it != n.def().attr().end() && it->second.b();
 }
 
-bool IsRefUpdate(const Node& n) {
-  return (n.op() == "Assign" || n.op() == "AssignAdd" || n.op() == "AssignSub") &&
-         !n.inputs().empty() && n.inputs()[0].node->op() == "VariableV2";
+// The reference variable `n` writes (Assign and friends), or nullptr.
+const Node* RefVariableWrittenBy(const Node& n) {
+  for (const auto& [input, how] : n.op_def().variable_writes) {
+    if (input >= static_cast<int>(n.inputs().size())) continue;
+    const Node* source = n.inputs()[input].node;
+    if (source->op_def().is_reference_variable) return source;
+  }
+  return nullptr;
 }
 
 // The node whose placement `n` must share: the producer of its resource
 // handle (resource ops live with their variable) or of its reference
 // variable (Assign and friends), as TensorFlow colocates them.
 const Node* ColocationSource(const Node& n) {
-  if (IsRefUpdate(n)) return n.inputs()[0].node;
+  if (const Node* variable = RefVariableWrittenBy(n)) return variable;
   for (const TensorRef& in : n.inputs()) {
     if (in.node->output_type(in.index) == DT_RESOURCE) return in.node;
   }
@@ -40,7 +44,7 @@ absl::Status RefVariableOnIpuError(const Node& variable,
                                    const PlacementEnv& env) {
   std::set<std::string> types = {variable.op()};
   for (const Node* consumer : variable.data_consumers()) {
-    if (IsRefUpdate(*consumer)) types.insert(consumer->op());
+    if (RefVariableWrittenBy(*consumer) == &variable) types.insert(consumer->op());
   }
   std::string info;
   for (const std::string& t : types) {
@@ -116,7 +120,9 @@ absl::StatusOr<Placement> PlaceNodes(const std::vector<const Node*>& nodes,
           env.num_ipu_devices - 1,
           "); select more devices with auto_select_ipus"));
     }
-    if (n->op() == "VariableV2") return RefVariableOnIpuError(*n, device, env);
+    if (n->op_def().is_reference_variable) {
+      return RefVariableOnIpuError(*n, device, env);
+    }
     if (!env.has_ipu_lowering || !env.has_ipu_lowering(n->op())) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Cannot place node '", n->name(), "' on /device:IPU:", ordinal,

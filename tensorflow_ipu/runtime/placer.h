@@ -1,9 +1,13 @@
 // Placement: on which device each node of a run executes.
 //
 // Rules (DESIGN.md, "Placement rules"):
-//  - Placeholders, nodes marked for outside compilation
-//    ("_ipu_outside_compilation") and nodes with no device or a CPU device
-//    run on the host.
+//  - Host-only ops (OpDef::is_host_only: placeholders), nodes marked for
+//    outside compilation (kOutsideCompilationAttr) and nodes with no device
+//    or a CPU device run on the host.
+//  - An op that takes a variable (a resource handle, or a reference
+//    variable it writes: OpDef::variable_writes) is placed with it. A
+//    reference variable (OpDef::is_reference_variable) asked on an IPU is
+//    TensorFlow's "no supported kernel for IPU devices" error.
 //  - A node that requests /device:IPU:k runs on IPU device k. Without a
 //    configured IPU system that is a FailedPrecondition saying to call
 //    configure_ipu_system; k beyond the configured devices is an

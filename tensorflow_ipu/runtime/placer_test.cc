@@ -3,6 +3,7 @@
 
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/core/graph_def_io.h"
+#include "tensorflow_ipu/core/op_registry.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -71,6 +72,76 @@ TEST(PlacerTest, OpWithoutLoweringNamesNodeAndOp) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("Cannot place node 'ipu_add' on /device:IPU:1: "
                              "op TestAdd has no IPU lowering"),
+            std::string::npos)
+      << s;
+}
+
+// Ops of this test only, with the traits the placer decides by: it knows
+// them by their traits alone, not by name.
+REGISTER_OP(OpDefBuilder("PlacerTestHostValue")
+                .Output("output", DT_FLOAT)
+                .SetIsHostOnly()
+                .SetShapeFn(shape_fns::ScalarShape));
+REGISTER_OP(OpDefBuilder("PlacerTestRefVariable")
+                .Output("ref", DT_FLOAT)
+                .SetIsStateful()
+                .SetIsReferenceVariable()
+                .SetShapeFn(shape_fns::ScalarShape));
+REGISTER_OP(OpDefBuilder("PlacerTestOverwrite")
+                .Input("ref", DT_FLOAT)
+                .Input("value", DT_FLOAT)
+                .SetIsStateful()
+                .SetWritesVariable(0, VariableWrite::kOverwrite));
+
+TEST(PlacerTest, HostOnlyOpsStayOnTheHostWhateverTheirDevice) {
+  auto g = MakeGraph(R"pb(
+    node { name: "v" op: "PlacerTestHostValue" device: "/device:IPU:0" }
+    node { name: "add" op: "TestAdd" input: "v" input: "v" device: "/device:IPU:0" }
+  )pb");
+  auto p = PlaceNodes(Nodes(*g), Env(true, 1, true));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_FALSE(p->at(g->FindNode("v")->id()).on_ipu);
+  EXPECT_TRUE(p->at(g->FindNode("add")->id()).on_ipu);
+  // Alone, it does not even ask for the IPU.
+  EXPECT_FALSE(AnyNodeRequestsIpu({g->FindNode("v")}));
+  EXPECT_TRUE(AnyNodeRequestsIpu({g->FindNode("add")}));
+}
+
+TEST(PlacerTest, WritesOfAReferenceVariableAreColocatedWithIt) {
+  auto g = MakeGraph(R"pb(
+    node { name: "var" op: "PlacerTestRefVariable" device: "cpu" }
+    node { name: "value" op: "PlacerTestRefVariable" device: "cpu" }
+    node {
+      name: "write" op: "PlacerTestOverwrite" input: "var" input: "value"
+      device: "/device:IPU:0"
+    }
+  )pb");
+  auto p = PlaceNodes(Nodes(*g), Env(true, 1, true));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_FALSE(p->at(g->FindNode("write")->id()).on_ipu);
+}
+
+TEST(PlacerTest, AReferenceVariableOnTheIpuIsRefusedAsTensorFlowDoes) {
+  auto g = MakeGraph(R"pb(
+    node { name: "var" op: "PlacerTestRefVariable" device: "/device:IPU:0" }
+    node { name: "value" op: "PlacerTestRefVariable" device: "cpu" }
+    node {
+      name: "write" op: "PlacerTestOverwrite" input: "var" input: "value"
+      device: "/device:IPU:0"
+    }
+  )pb");
+  absl::Status s = PlaceNodes(Nodes(*g), Env(true, 1, true)).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("Cannot assign a device for operation 'var': "
+                             "Could not satisfy explicit device "
+                             "specification '/device:IPU:0' because no "
+                             "supported kernel for IPU devices is available."),
+            std::string::npos)
+      << s;
+  // The colocation group: the variable and the op that writes it.
+  EXPECT_NE(s.message().find("types and devices:\n"
+                             "PlacerTestOverwrite: CPU IPU\n"
+                             "PlacerTestRefVariable: CPU IPU\n"),
             std::string::npos)
       << s;
 }

@@ -5,17 +5,12 @@
 #include "tensorflow_ipu/cc/gradients/gradients.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/cc/variables/variable_scope.h"
+#include "tensorflow_ipu/core/ipu_attrs.h"
 #include "tensorflow_ipu/core/status_macros.h"
 
 namespace tensorflow_ipu {
 namespace train {
 namespace {
-
-// The attrs and collection of ipu::loops::repeat (ipu/loops.h; the IPU
-// layer builds on this one, so the names are repeated here).
-constexpr char kLoopAttr[] = "_ipu_loop";
-constexpr char kLoopCountAttr[] = "_ipu_loop_count";
-constexpr char kLoopSideEffectsPrefix[] = "ipu_loop_side_effects:";
 
 // A scope that builds beside `var`: its device and IPU attrs (shard), none
 // of the caller's, no control dependencies, names under `prefix`.

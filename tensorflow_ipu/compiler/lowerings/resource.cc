@@ -1,13 +1,15 @@
 // Lowerings of the resource variable ops. A variable of a cluster is one
-// device tensor that lives as long as the engine (the emitter makes it for
-// each VarHandleOp, with host read and write handles, see
-// cluster_compiler.h), so reads and assignments are on-device copies and maps
-// and nothing crosses the host link.
+// device tensor that lives as long as the engine (made at its first handle
+// op, with host read and write handles: EmissionState::BindVariable), so
+// reads and assignments are on-device copies and maps and nothing crosses
+// the host link.
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/popops/elementwise.h"
 #include "poplar_sim/program.h"
+#include "tensorflow_ipu/compiler/emission_state.h"
 #include "tensorflow_ipu/compiler/lowering_registry.h"
+#include "tensorflow_ipu/core/status_macros.h"
 
 namespace tensorflow_ipu {
 namespace compiler {
@@ -15,15 +17,31 @@ namespace {
 
 namespace program = poplar_sim::program;
 
-// The handle op is lowered by the emitter itself (it owns the host handles);
-// registering it tells the placer that variables can live on the IPU.
+// The handle's value is the variable's device tensor: one per variable,
+// however many handle ops name it.
 absl::Status LowerVarHandle(LoweringContext& ctx) {
-  return absl::InternalError(absl::StrCat(
-      "VarHandleOp '", ctx.op().name(), "' must be lowered by the emitter"));
+  ResourceBinding b;
+  ASSIGN_OR_RETURN(b.name, ctx.GetAttr<std::string>("shared_name"));
+  if (b.name.empty()) b.name = ctx.op().name();
+  ASSIGN_OR_RETURN(b.dtype, ctx.GetAttr<DataType>("dtype"));
+  ASSIGN_OR_RETURN(b.shape, ctx.GetAttr<TensorShape>("shape"));
+  ASSIGN_OR_RETURN(poplar_sim::Tensor t,
+                   ctx.cluster().BindVariable(ctx.op_index(), std::move(b),
+                                              ctx.graph()));
+  ctx.SetOutput(0, t);
+  return absl::OkStatus();
 }
 
-// A read is a snapshot: later assignments in the cluster must not change it.
+// A read is the variable's own tensor when nothing writes the variable
+// while the value is in use (the emitter checks, and else emits the cluster
+// again with such reads as snapshots); otherwise a snapshot, so that later
+// assignments in the cluster do not change it.
 absl::Status LowerRead(LoweringContext& ctx) {
+  const int k = ctx.cluster().ResourceOf(ctx.input_op(0));
+  if (k >= 0 && ctx.cluster().MayAliasReads(k)) {
+    ctx.SetOutput(0, ctx.input(0));
+    return absl::OkStatus();
+  }
   poplar_sim::Tensor snapshot = ctx.graph().clone(ctx.input(0), ctx.op().name());
   ctx.prog().add(program::Copy(ctx.input(0), snapshot, ctx.op().name()));
   ctx.SetOutput(0, snapshot);

@@ -36,6 +36,7 @@ REGISTER_OP(OpDefBuilder("Const")
                 .Output("output", "dtype")
                 .Attr("value", "tensor")
                 .TypeAttr("dtype", {})
+                .SetPassesThrough()
                 .SetShapeFn(ConstShape));
 
 // A value the caller must feed. `shape` may be partial (unknown rank by
@@ -44,6 +45,7 @@ REGISTER_OP(OpDefBuilder("Placeholder")
                 .Output("output", "dtype")
                 .TypeAttr("dtype", {})
                 .Attr("shape", "shape", MakeAttrValue(TensorShape::Unknown()))
+                .SetIsHostOnly()
                 .SetShapeFn(PlaceholderShape));
 
 // Returns `input` unless a value is fed.
@@ -52,16 +54,18 @@ REGISTER_OP(OpDefBuilder("PlaceholderWithDefault")
                 .Output("output", "dtype")
                 .TypeAttr("dtype", {})
                 .Attr("shape", "shape")
+                .SetIsHostOnly()
                 .SetShapeFn(PlaceholderWithDefaultShape));
 
 REGISTER_OP(OpDefBuilder("Identity")
                 .Input("input", "T")
                 .Output("output", "T")
                 .TypeAttr("T", {})
+                .SetPassesThrough()
                 .SetShapeFn(shape_fns::UnchangedShape));
 
 // Does nothing; used to group control dependencies (e.g. an init op).
-REGISTER_OP(OpDefBuilder("NoOp"));
+REGISTER_OP(OpDefBuilder("NoOp").SetPassesThrough());
 
 }  // namespace
 }  // namespace tensorflow_ipu

@@ -1,7 +1,7 @@
 // The ops of on-device loops and host feeds (ipu::loops::repeat,
 // IPUInfeedQueue, IPUOutfeedQueue). The loop ops carry the internal attrs
 // "_ipu_loop" (the loop's id) and "_ipu_loop_count" (its iterations); they
-// have IPU lowerings only (compiler/cluster_compiler.cc), except the host
+// have IPU lowerings only (compiler/lowerings/loop.cc), except the host
 // ends of the feeds, whose kernels are in runtime/ipu_feed_ops.cc.
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/op_registry.h"
@@ -23,6 +23,7 @@ REGISTER_OP(OpDefBuilder("IpuLoopEnter")
                 .Output("output", "T")
                 .TypeAttr("T", {})
                 .Attr("index", "int")
+                .SetLoopBoundary(LoopBoundary::kEnter)
                 .SetShapeFn(shape_fns::UnchangedShape));
 
 // The end of an iteration: its input is the carried value for the next
@@ -32,6 +33,7 @@ REGISTER_OP(OpDefBuilder("IpuLoopExit")
                 .Output("output", "T")
                 .TypeAttr("T", {})
                 .Attr("index", "int")
+                .SetLoopBoundary(LoopBoundary::kExit)
                 .SetShapeFn(shape_fns::UnchangedShape));
 
 // Component `index` of the infeed's next element.

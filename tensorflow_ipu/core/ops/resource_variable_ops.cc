@@ -38,6 +38,7 @@ REGISTER_OP(OpDefBuilder("VarHandleOp")
                 .TypeAttr("dtype", {})
                 .Attr("shape", "shape")
                 .SetIsStateful()
+                .SetIsResourceHandle()
                 .SetShapeFn(ScalarShape));
 
 REGISTER_OP(OpDefBuilder("ReadVariableOp")
@@ -45,6 +46,7 @@ REGISTER_OP(OpDefBuilder("ReadVariableOp")
                 .Output("value", "dtype")
                 .TypeAttr("dtype", {})
                 .SetIsStateful()
+                .SetPassesThrough()
                 .SetShapeFn(ReadShape));
 
 REGISTER_OP(OpDefBuilder("AssignVariableOp")
@@ -52,6 +54,7 @@ REGISTER_OP(OpDefBuilder("AssignVariableOp")
                 .Input("value", "dtype")
                 .TypeAttr("dtype", {})
                 .SetIsStateful()
+                .SetWritesVariable(0, VariableWrite::kOverwrite)
                 .SetShapeFn(AssignShape));
 
 REGISTER_OP(OpDefBuilder("AssignAddVariableOp")
@@ -60,6 +63,7 @@ REGISTER_OP(OpDefBuilder("AssignAddVariableOp")
                 .TypeAttr("dtype", {DT_FLOAT, DT_HALF, DT_DOUBLE, DT_INT32,
                                     DT_INT64})
                 .SetIsStateful()
+                .SetWritesVariable(0, VariableWrite::kReadModifyWrite)
                 .SetShapeFn(AssignShape));
 
 REGISTER_OP(OpDefBuilder("AssignSubVariableOp")
@@ -68,6 +72,7 @@ REGISTER_OP(OpDefBuilder("AssignSubVariableOp")
                 .TypeAttr("dtype", {DT_FLOAT, DT_HALF, DT_DOUBLE, DT_INT32,
                                     DT_INT64})
                 .SetIsStateful()
+                .SetWritesVariable(0, VariableWrite::kReadModifyWrite)
                 .SetShapeFn(AssignShape));
 
 // var -= alpha * delta in one step, as TensorFlow's training op of the
@@ -95,6 +100,7 @@ REGISTER_OP(OpDefBuilder("ResourceApplyGradientDescent")
                 .TypeAttr("T", {DT_FLOAT, DT_HALF, DT_DOUBLE})
                 .Attr("use_locking", "bool", MakeAttrValue(false))
                 .SetIsStateful()
+                .SetWritesVariable(0, VariableWrite::kReadModifyWrite)
                 .SetShapeFn(ApplyGradientDescentShape));
 
 // True once the variable has a value.

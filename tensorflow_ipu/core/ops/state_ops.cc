@@ -32,6 +32,7 @@ REGISTER_OP(OpDefBuilder("VariableV2")
                 .Attr("container", "string", MakeAttrValue(std::string()))
                 .Attr("shared_name", "string", MakeAttrValue(std::string()))
                 .SetIsStateful()
+                .SetIsReferenceVariable()
                 .SetShapeFn(VariableShape));
 
 REGISTER_OP(OpDefBuilder("Assign")
@@ -40,6 +41,7 @@ REGISTER_OP(OpDefBuilder("Assign")
                 .Output("output_ref", "T")
                 .TypeAttr("T", {})
                 .SetIsStateful()
+                .SetWritesVariable(0, VariableWrite::kOverwrite)
                 .SetShapeFn(AssignShape));
 
 REGISTER_OP(OpDefBuilder("AssignAdd")
@@ -48,6 +50,7 @@ REGISTER_OP(OpDefBuilder("AssignAdd")
                 .Output("output_ref", "T")
                 .TypeAttr("T", {DT_FLOAT, DT_HALF, DT_DOUBLE, DT_INT32, DT_INT64})
                 .SetIsStateful()
+                .SetWritesVariable(0, VariableWrite::kReadModifyWrite)
                 .SetShapeFn(AssignShape));
 
 REGISTER_OP(OpDefBuilder("AssignSub")
@@ -56,6 +59,7 @@ REGISTER_OP(OpDefBuilder("AssignSub")
                 .Output("output_ref", "T")
                 .TypeAttr("T", {DT_FLOAT, DT_HALF, DT_DOUBLE, DT_INT32, DT_INT64})
                 .SetIsStateful()
+                .SetWritesVariable(0, VariableWrite::kReadModifyWrite)
                 .SetShapeFn(AssignShape));
 
 }  // namespace
