@@ -11,7 +11,6 @@
 #include "tensorflow_ipu/ipu/config.h"
 #include "tensorflow_ipu/ipu/ipu_system.h"
 #include "tensorflow_ipu/ipu/scopes.h"
-#include "tensorflow_ipu/runtime/direct_session.h"
 
 namespace tensorflow_ipu {
 namespace ipu {
@@ -118,11 +117,12 @@ TEST_F(IpuCompilerTest, FunctionWithoutOutputsReturnsARunnableOp) {
   std::vector<Tensor> out;
   absl::Status s = session.Run({}, {}, {w.initializer()}, nullptr);
   ASSERT_TRUE(s.ok()) << s;
-  s = session.Run({{pa, {1.f, 2.f}}}, {}, {(*r)[0].op()}, &out);
+  RunMetadata metadata;
+  s = session.Run(RunOptions(), {{pa, {1.f, 2.f}}}, {}, {(*r)[0].op()}, &out,
+                  &metadata);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_TRUE(out.empty());
-  const IpuRunProfile profile =
-      static_cast<DirectSession*>(session.session())->last_run_profile();
+  const IpuRunProfile& profile = metadata.ipu_profile;
   ASSERT_EQ(profile.clusters.size(), 1u);
   EXPECT_EQ(profile.clusters[0].host_bytes_to_device, 8u);
   EXPECT_EQ(profile.clusters[0].host_bytes_from_device, 0u);
@@ -175,12 +175,13 @@ TEST_F(IpuCompilerTest, DeadStatelessOpsOfAFunctionWithoutOutputsDoNotRun) {
     ASSERT_TRUE(s.ok()) << s;
     Tensor b(DT_FLOAT, TensorShape({64, 64}));
     for (int64_t i = 0; i < b.NumElements(); ++i) b.data<float>()[i] = 1.f;
+    RunMetadata metadata;
     for (int step = 0; step < 2; ++step) {
-      s = session.Run({{pa, {1.f, 2.f}}, {pb, b}}, {}, {(*r)[0].op()}, nullptr);
+      s = session.Run(RunOptions(), {{pa, {1.f, 2.f}}, {pb, b}}, {},
+                      {(*r)[0].op()}, nullptr, &metadata);
       ASSERT_TRUE(s.ok()) << s;
     }
-    const IpuRunProfile profile =
-        static_cast<DirectSession*>(session.session())->last_run_profile();
+    const IpuRunProfile& profile = metadata.ipu_profile;
     ASSERT_EQ(profile.clusters.size(), 1u);
     (dead_op ? with_dead_op : without) = profile.clusters[0];
     // The side effect ran in each run.
@@ -222,13 +223,12 @@ TEST_F(IpuCompilerTest, TheRunnableOpAndAValueOfTheFunctionTogether) {
   ASSERT_TRUE(r.ok()) << r.status();
   ClientSession session(root);
   std::vector<Tensor> out;
-  absl::Status s = session.Run({{pa, {1.f, 2.f}}}, {neg}, {(*r)[0].op()}, &out);
+  RunMetadata metadata;
+  absl::Status s = session.Run(RunOptions(), {{pa, {1.f, 2.f}}}, {neg},
+                               {(*r)[0].op()}, &out, &metadata);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(out[0].DebugString(), "[-1. -2.]");
-  EXPECT_EQ(static_cast<DirectSession*>(session.session())
-                ->last_run_profile()
-                .clusters.size(),
-            1u);
+  EXPECT_EQ(metadata.ipu_profile.clusters.size(), 1u);
 }
 
 }  // namespace

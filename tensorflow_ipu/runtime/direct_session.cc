@@ -219,18 +219,8 @@ absl::Status DirectSession::Run(
   RunCollector collector(run_options.trace_level > RunOptions::NO_TRACE);
   absl::Status status = prepared->executor->Run(
       feed_values, outputs ? outputs : &scratch, &collector);
-  RunMetadata metadata = collector.Finish();
-  {
-    absl::MutexLock lock(&profile_mu_);
-    last_run_profile_ = metadata.ipu_profile;
-  }
-  if (run_metadata != nullptr) *run_metadata = std::move(metadata);
+  if (run_metadata != nullptr) *run_metadata = collector.Finish();
   return status;
-}
-
-IpuRunProfile DirectSession::last_run_profile() const {
-  absl::MutexLock lock(&profile_mu_);
-  return last_run_profile_;
 }
 
 }  // namespace tensorflow_ipu

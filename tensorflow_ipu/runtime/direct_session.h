@@ -50,9 +50,6 @@ class DirectSession : public Session {
   // How many distinct executors have been prepared (for tests of caching).
   int num_cached_executors() const;
 
-  // The IPU profile of the last Run (what its RunMetadata would hold).
-  IpuRunProfile last_run_profile() const;
-
  private:
   struct Prepared {
     // The graph the executor's nodes belong to (declared first: the
@@ -90,8 +87,7 @@ class DirectSession : public Session {
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   absl::flat_hash_map<std::string, std::shared_ptr<const Prepared>> cache_
       ABSL_GUARDED_BY(mu_);
-  mutable absl::Mutex profile_mu_;
-  IpuRunProfile last_run_profile_ ABSL_GUARDED_BY(profile_mu_);
+
 };
 
 }  // namespace tensorflow_ipu

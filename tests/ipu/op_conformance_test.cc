@@ -7,11 +7,14 @@
 // (summation order).
 #include <cmath>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
+#include "tensorflow_ipu/compiler/lowering_registry.h"
 #include "tensorflow_ipu/ipu/scopes.h"
 #include "tests/ipu/ipu_test_util.h"
 
@@ -392,6 +395,64 @@ std::vector<OpCase> Cases() {
                      return std::vector<Output>{ops::Neg(s, a), ops::Neg(s, b)};
                    }});
   return cases;
+}
+
+// The ops each case places on the IPU, read from the graph it builds.
+std::set<std::string> OpsOnTheIpu(const OpCase& c) {
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> placeholders;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    placeholders.push_back(ops::Placeholder(
+        root.WithDevice("cpu").WithOpName("in" + std::to_string(i)),
+        c.inputs[i].dtype(), ops::Placeholder::Shape(c.inputs[i].shape())));
+  }
+  c.build(ipu::scopes::ipu_scope(root, "/device:IPU:0"), placeholders);
+  std::set<std::string> ops;
+  for (const auto& node : root.graph()->nodes()) {
+    if (node->requested_device().IsIpu()) ops.insert(node->op());
+  }
+  return ops;
+}
+
+// Lowered ops whose conformance is not a value computed from placeholders:
+// each is checked where it is used, by the test named here.
+const std::map<std::string, std::string>& CoveredElsewhere() {
+  static const auto* covered = new std::map<std::string, std::string>{
+      {"AssignAddVariableOp", "tests/ipu/variables_test"},
+      {"AssignSubVariableOp", "tests/ipu/variables_test"},
+      {"AssignVariableOp", "tests/ipu/variables_test"},
+      {"IpuInfeedDequeue", "tests/ipu/loops_test"},
+      {"IpuLoopEnter", "tests/ipu/loops_test"},
+      {"IpuLoopExit", "tests/ipu/loops_test"},
+      {"IpuOutfeedEnqueue", "tests/ipu/loops_test"},
+      {"ReadVariableOp", "tests/ipu/variables_test"},
+      {"ResourceApplyGradientDescent", "tensorflow_ipu/train/optimizers_test"},
+      {"VarHandleOp", "tests/ipu/variables_test"},
+  };
+  return *covered;
+}
+
+// The suite covers the lowering registry: an op that gains a lowering
+// without a case here fails this test, naming the op.
+TEST(OpConformanceCoverageTest, EveryLoweredOpHasACase) {
+  std::set<std::string> covered;
+  for (const OpCase& c : Cases()) {
+    for (const std::string& op : OpsOnTheIpu(c)) covered.insert(op);
+  }
+  std::vector<std::string> missing;
+  for (const std::string& op : compiler::LoweringRegistry::Global()->ListOps()) {
+    if (!covered.contains(op) && !CoveredElsewhere().contains(op)) {
+      missing.push_back(op);
+    }
+  }
+  EXPECT_TRUE(missing.empty())
+      << "lowered ops without a conformance case: "
+      << ::testing::PrintToString(missing);
+  // The exceptions are lowered ops, so the list cannot go stale silently.
+  for (const auto& [op, test] : CoveredElsewhere()) {
+    EXPECT_TRUE(compiler::LoweringRegistry::Global()->Has(op))
+        << op << " is listed as covered by " << test << " but has no lowering";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllLoweredOps, OpConformanceTest,

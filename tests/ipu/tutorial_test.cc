@@ -238,9 +238,72 @@ TEST_F(TutorialTest, AlternatingClustersSwitchEngines) {
   EXPECT_GT(profile.total_seconds, 0.0);
   int warnings = 0;
   for (const std::string& m : log.messages()) {
-    warnings += m.find("Engine switch on /device:IPU:0") != std::string::npos;
+    if (m.find("Engine switch on /device:IPU:0") == std::string::npos) continue;
+    ++warnings;
+    // It names the two clusters that alternate.
+    EXPECT_TRUE(m.find("cluster cluster_0 replaced cluster_1") != std::string::npos ||
+                m.find("cluster cluster_1 replaced cluster_0") != std::string::npos)
+        << m;
   }
   EXPECT_EQ(warnings, 1);
+}
+
+// The same cluster, prepared for two combinations of fetches, is one cluster
+// of the session: one name, one executable, no engine switch between them.
+TEST_F(TutorialTest, OneClusterPreparedTwiceIsCompiledAndLoadedOnce) {
+  Configure(1);
+  logging::ScopedLogCapture log;
+  Scope root = Scope::NewRootScope();
+  Placeholders p = MakePlaceholders(root);
+  Output result = BasicGraph(ipu::scopes::ipu_scope(root, "/device:IPU:0"), p);
+  auto doubled = ops::Add(root.WithDevice("cpu"), result, result);
+  testing::ProfilingSession session(root);
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+  EXPECT_EQ(session.last_profile().clusters.at(0).cluster, "cluster_0");
+  EXPECT_TRUE(session.last_profile().clusters.at(0).compiled);
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_TRUE(session.Run(TutorialFeeds(p), {doubled}, &out).ok());
+    EXPECT_EQ(out[0].DebugString(), "[ 6. 16.]");
+    const IpuRunProfile& second = session.last_profile();
+    ASSERT_EQ(second.clusters.size(), 1u);
+    EXPECT_EQ(second.clusters[0].cluster, "cluster_0");
+    EXPECT_FALSE(second.clusters[0].compiled);
+    EXPECT_EQ(second.engine_loads, 0u);
+    ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+    EXPECT_EQ(session.last_profile().engine_loads, 0u);
+  }
+  for (const std::string& m : log.messages()) {
+    EXPECT_EQ(m.find("Engine switch"), std::string::npos) << m;
+  }
+}
+
+// Configuring the IPU system again replaces its devices: the session's
+// executables were made for the old ones and are compiled again.
+TEST_F(TutorialTest, ReconfiguringTheSystemRecompilesClusters) {
+  Configure(1, "--use_ipu_model --ipu_model_tiles=8");
+  Scope root = Scope::NewRootScope();
+  Placeholders p = MakePlaceholders(root);
+  Output result = BasicGraph(ipu::scopes::ipu_scope(root, "/device:IPU:0"), p);
+  testing::ProfilingSession session(root);
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+  EXPECT_TRUE(session.last_profile().clusters.at(0).compiled);
+  ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+  EXPECT_FALSE(session.last_profile().clusters.at(0).compiled);
+
+  // The same configuration again: new devices all the same.
+  Configure(1, "--use_ipu_model --ipu_model_tiles=8");
+  ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+  EXPECT_EQ(out[0].DebugString(), "[3. 8.]");
+  EXPECT_TRUE(session.last_profile().clusters.at(0).compiled);
+  EXPECT_EQ(session.last_profile().engine_loads, 1u);
+
+  // A configuration with another tile count: compiled for it.
+  Configure(1, "--use_ipu_model --ipu_model_tiles=16");
+  ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+  EXPECT_EQ(out[0].DebugString(), "[3. 8.]");
+  EXPECT_TRUE(session.last_profile().clusters.at(0).compiled);
 }
 
 TEST_F(TutorialTest, CompiledTutorialGivesTheSameResult) {
