@@ -1,6 +1,7 @@
 #include "poplar_sim/popops/reduce.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 
@@ -25,13 +26,14 @@ const char* OpName(Operation op) {
   return "?";
 }
 
-// out[i] = op over in[i * r .. (i + 1) * r), times scale for ADD.
-template <typename T>
-void ReduceRows(Operation op, float scale, const T* in, T* out, size_t numOut,
-                size_t r) {
-  using C = internal::ComputeType<T>;
+// out[i] = op over in[i * r .. (i + 1) * r), times scale for ADD. One
+// accumulator in the compute type (float for half), as one worker keeps it.
+template <typename TIn, typename TOut>
+void ReduceRows(Operation op, float scale, const TIn* in, TOut* out,
+                size_t numOut, size_t r) {
+  using C = internal::ComputeType<TIn>;
   for (size_t i = 0; i < numOut; ++i) {
-    const T* row = in + i * r;
+    const TIn* row = in + i * r;
     C acc;
     switch (op) {
       case Operation::ADD: acc = C(0); for (size_t k = 0; k < r; ++k) acc += C(row[k]); break;
@@ -48,16 +50,18 @@ void ReduceRows(Operation op, float scale, const T* in, T* out, size_t numOut,
     if (op == Operation::ADD && scale != 1.0f) {
       acc = static_cast<C>(static_cast<float>(acc) * scale);
     }
-    out[i] = static_cast<T>(acc);
+    out[i] = static_cast<TOut>(acc);
   }
 }
 
-template <typename T>
+// Reduces rows of `in` into `out` (out.size() rows of in.size() / out.size()
+// elements). TOut differs from TIn only for half, whose partials are float.
+template <typename TIn, typename TOut>
 class ReduceVertex : public MultiVertex {
  public:
   explicit ReduceVertex(Operation op) : op_(op) {}
-  Input<Vector<T>> in{this, "in"};
-  Output<Vector<T>> out{this, "out"};
+  Input<Vector<TIn>> in{this, "in"};
+  Output<Vector<TOut>> out{this, "out"};
   Param<float> scale{this, "scale"};
   bool compute() override {
     if (out.size() == 0) return true;
@@ -68,7 +72,7 @@ class ReduceVertex : public MultiVertex {
   }
   std::optional<uint64_t> getCycleEstimate(const Target& t) const override {
     const uint64_t perWorker =
-        uint64_t(t.getVectorWidth(TypeOf<T>::value)) * t.getNumWorkerContexts();
+        uint64_t(t.getVectorWidth(TypeOf<TIn>::value)) * t.getNumWorkerContexts();
     // [ASSUMPTION] one vector per cycle, plus a few cycles per output.
     return 20 + (in.size() + perWorker - 1) / perWorker +
            2 * (out.size() + t.getNumWorkerContexts() - 1) /
@@ -79,22 +83,198 @@ class ReduceVertex : public MultiVertex {
   Operation op_;
 };
 
-template <typename T>
+std::string VertexName(Operation op, Type in, Type out) {
+  if (in == out) {
+    return absl::StrCat("popops::Reduce<", OpName(op), ",", typeName(in), ">");
+  }
+  return absl::StrCat("popops::Reduce<", OpName(op), ",", typeName(in), ",",
+                      typeName(out), ">");
+}
+
+template <typename TIn, typename TOut>
 void Register() {
   for (Operation op : {Operation::ADD, Operation::MUL, Operation::MAX, Operation::MIN}) {
     (void)VertexRegistry::global().add(
-        absl::StrCat("popops::Reduce<", OpName(op), ",", typeName(TypeOf<T>::value), ">"),
-        [op] { return std::unique_ptr<Vertex>(new ReduceVertex<T>(op)); });
+        VertexName(op, TypeOf<TIn>::value, TypeOf<TOut>::value),
+        [op] { return std::unique_ptr<Vertex>(new ReduceVertex<TIn, TOut>(op)); });
   }
 }
 
 const bool kRegistered = [] {
-  Register<float>();
-  Register<Eigen::half>();
-  Register<int32_t>();
-  Register<uint32_t>();
+  Register<float, float>();
+  Register<Eigen::half, Eigen::half>();
+  Register<Eigen::half, float>();  // first stage of a multi-stage half reduction
+  Register<float, Eigen::half>();  // its last stage
+  Register<int32_t, int32_t>();
+  Register<uint32_t, uint32_t>();
   return true;
 }();
+
+// Calls f(TIn{}, TOut{}) for the element types of one stage.
+template <typename F>
+void DispatchStage(Type in, Type out, F&& f) {
+  if (in == HALF && out == FLOAT) return f(Eigen::half{}, float{});
+  if (in == FLOAT && out == HALF) return f(float{}, Eigen::half{});
+  dispatchType(in, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Eigen::half> ||
+                  std::is_same_v<T, int32_t> || std::is_same_v<T, uint32_t>) {
+      f(T{}, T{});
+    }
+    return 0;
+  });
+}
+
+// Host memory a bulk stage reads at once: a broadcast input (a Fill of a
+// billion elements, which is a view of one scalar) is read in blocks, never
+// copied whole.
+constexpr size_t kBulkBlockElements = size_t{1} << 20;
+
+// One compute set: out[i] = op over in2d[i] (times scale), each output
+// element reduced by the tile that holds it, its inputs exchanged there.
+void AddStage(Graph& graph, const Tensor& in2d, const Tensor& out,
+              Operation op, float scale, program::Sequence& prog,
+              const std::string& name) {
+  const Type inType = in2d.elementType(), outType = out.elementType();
+  const size_t numOut = in2d.dim(0), r = in2d.dim(1);
+  poputil::PerTileVertices spec;
+  spec.computeSetName = name;
+  spec.vertexType = VertexName(op, inType, outType);
+  spec.mapping = out;
+  spec.fields = {{"in", in2d}, {"out", out}};
+  spec.params = {{"scale", scale}};
+  spec.bulk = [=](ExecutionContext& ctx) {
+    DispatchStage(inType, outType, [&](auto inTag, auto outTag) {
+      using TIn = decltype(inTag);
+      using TOut = decltype(outTag);
+      WriteView<TOut> ov(ctx, out);
+      const size_t rowsPerBlock = std::max<size_t>(1, kBulkBlockElements / std::max<size_t>(r, 1));
+      // A broadcast of one element (a Fill): every block holds the same
+      // values, so one block is read and reduced for every row range, with
+      // the same arithmetic as if each were read.
+      const bool oneValue = in2d.runs().size() == 1 && in2d.runs()[0].stride == 0;
+      std::unique_ptr<TIn[]> repeated;
+      if (oneValue && numOut > 0 && r > 0) {
+        TIn v;
+        ctx.read(in2d.slice({0, 0}, {1, 1}), &v);
+        const size_t n = std::min(numOut, rowsPerBlock) * r;
+        repeated.reset(new TIn[n]);
+        std::fill(repeated.get(), repeated.get() + n, v);
+      }
+      for (size_t a = 0; a < numOut; a += rowsPerBlock) {
+        const size_t b = std::min(numOut, a + rowsPerBlock);
+        if (repeated) {
+          ReduceRows(op, scale, repeated.get(), ov.data() + a, b - a, r);
+          continue;
+        }
+        ReadView<TIn> iv(ctx, (a == 0 && b == numOut) ? in2d : in2d.slice(a, b));
+        ReduceRows(op, scale, iv.data(), ov.data() + a, b - a, r);
+      }
+    });
+    return absl::OkStatus();
+  };
+  poputil::addPerTileVertices(graph, spec, prog);
+}
+
+// The value that leaves a reduction unchanged, to pad a row to whole partials.
+double Identity(Operation op, Type type) {
+  const bool fp = isFloatingPoint(type);
+  switch (op) {
+    case Operation::ADD: return 0;
+    case Operation::MUL: return 1;
+    case Operation::MAX:
+      if (fp) return -std::numeric_limits<double>::infinity();
+      return type == INT ? std::numeric_limits<int32_t>::lowest() : 0;
+    case Operation::MIN:
+      if (fp) return std::numeric_limits<double>::infinity();
+      return type == INT ? double{std::numeric_limits<int32_t>::max()}
+                         : double{std::numeric_limits<uint32_t>::max()};
+  }
+  return 0;
+}
+
+// The length of one first-stage partial for rows of r elements: about one
+// worker's share of the whole reduction, between kMinPartialLength and
+// kMaxPartialLength, preferring a divisor of r down to half that share (no
+// padding, and partials that do not straddle tiles of a linearly mapped
+// input).
+size_t PartialLength(const Target& t, size_t numOut, size_t r) {
+  const size_t slots = size_t{t.getNumTiles()} * t.getNumWorkerContexts();
+  const size_t share = (numOut * r + slots - 1) / slots;
+  const size_t target =
+      std::clamp(share, kMinPartialLength, kMaxPartialLength);
+  for (size_t c = target; c >= std::max(kMinPartialLength, target / 2); --c) {
+    if (r % c == 0) return c;
+  }
+  return target;
+}
+
+// Maps the partials [numOut * P] of in3d [numOut * P, c] on the tiles that
+// hold the first element of their rows, so that a partial is formed where
+// its inputs live (as poplibs forms partials per tile); linearly if the
+// input repeats elements (a broadcast lives on one tile) or is unmapped.
+void MapPartials(Graph& graph, const Tensor& in3d, bool inputHasAliases,
+                 const Tensor& partials) {
+  const size_t n = partials.numElements();
+  if (!inputHasAliases) {
+    const Tensor firsts = in3d.slice({0, 0}, {n, 1});
+    TileToTensorMapping m = graph.getTileMapping(firsts);
+    size_t covered = 0;
+    for (const auto& tile : m) {
+      for (const Interval& iv : tile) covered += iv.size();
+    }
+    if (covered == n) {
+      graph.setTileMapping(partials, m);
+      return;
+    }
+  }
+  poputil::mapTensorLinearly(
+      graph, partials,
+      poputil::defaultMinElementsPerTile(graph, partials.elementType()));
+}
+
+// Reduces in2d [numOut, r] into `out` [numOut]: in one stage if rows are
+// short, else into partials of at most kMaxPartialLength elements each,
+// which are reduced again (a tree of stages, as poplibs reduces partials
+// across tiles). Every accumulator so sums at most kMaxPartialLength values,
+// so the rounding error stays that of a float sum of a few thousand terms
+// per level, whatever r is.
+void ReduceInStages(Graph& graph, Tensor in2d, const Tensor& out,
+                    ReduceParams params, program::Sequence& prog,
+                    const std::string& name) {
+  for (unsigned stage = 0;; ++stage) {
+    const size_t numOut = in2d.dim(0), r = in2d.dim(1);
+    if (r <= kMaxPartialLength) {
+      AddStage(graph, in2d, out, params.op, params.scale, prog,
+               stage == 0 ? name : absl::StrCat(name, "/stage", stage));
+      return;
+    }
+    const size_t c = PartialLength(graph.getTarget(), numOut, r);
+    const size_t p = (r + c - 1) / c;
+    // Before padding: the padding is a broadcast, but the partials' first
+    // elements never lie in it.
+    const bool inputHasAliases = in2d.containsAliases();
+    if (p * c != r) {
+      const Type t = in2d.elementType();
+      Tensor pad = graph.addConstant<double>(
+          t, {1, 1}, Identity(params.op, t), absl::StrCat(name, "/padding"));
+      graph.setTileMapping(pad, 0);
+      pad = pad.broadcast(numOut, 0).broadcast(p * c - r, 1);
+      in2d = numOut == 1
+                 ? concat(in2d.flatten(), pad.flatten()).reshape({1, p * c})
+                 : concat(in2d, pad, 1);
+    }
+    const Tensor in3d = in2d.reshape({numOut * p, c});
+    const Type partialType =
+        in2d.elementType() == HALF ? FLOAT : in2d.elementType();
+    Tensor partials = graph.addVariable(partialType, {numOut * p},
+                                        absl::StrCat(name, "/partials", stage));
+    MapPartials(graph, in3d, inputHasAliases, partials);
+    AddStage(graph, in3d, partials, params.op, 1.0f, prog,
+             stage == 0 ? name : absl::StrCat(name, "/stage", stage));
+    in2d = partials.reshape({numOut, p});
+  }
+}
 
 }  // namespace
 
@@ -145,30 +325,10 @@ Tensor reduce(Graph& graph, const Tensor& in, const std::vector<size_t>& dims,
   const std::string name = debugName.empty() ? absl::StrCat("reduce", OpName(params.op)) : debugName;
   Tensor out = graph.addVariable(type, outShape, name);
   poputil::mapTensorLinearly(graph, out, poputil::defaultMinElementsPerTile(graph, type));
-  const Tensor in2d = in.dimShuffle(perm).reshape({numOut, r});
-  poputil::PerTileVertices spec;
-  spec.computeSetName = name;
-  spec.vertexType = absl::StrCat("popops::Reduce<", OpName(params.op), ",", typeName(type), ">");
-  spec.mapping = out;
-  spec.fields = {{"in", in2d}, {"out", out.flatten()}};
-  spec.params = {{"scale", params.scale}};
-  spec.bulk = [=](ExecutionContext& ctx) {
-    dispatchType(type, [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (!std::is_same_v<T, bool> && !std::is_same_v<T, int64_t> &&
-                    !std::is_same_v<T, int8_t> && !std::is_same_v<T, uint8_t>) {
-        ReadView<T> iv(ctx, in2d);
-        WriteView<T> ov(ctx, out);
-        ReduceRows(params.op, params.scale, iv.data(), ov.data(), numOut, r);
-      }
-      return 0;
-    });
-    return absl::OkStatus();
-  };
-  poputil::addPerTileVertices(graph, spec, prog);
+  ReduceInStages(graph, in.dimShuffle(perm).reshape({numOut, r}), out.flatten(),
+                 params, prog, name);
   return out;
 }
-
 Tensor reduceSum(Graph& g, const Tensor& in, const std::vector<size_t>& dims,
                  program::Sequence& p, const std::string& n) {
   return reduce(g, in, dims, {Operation::ADD}, p, n);

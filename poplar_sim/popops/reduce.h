@@ -4,10 +4,17 @@
 //   Tensor m = popops::reduce(graph, x, {0, 1}, {popops::Operation::MAX}, prog);
 //
 // The output (the kept dimensions, in order; a scalar if none) is mapped
-// linearly; each output element is reduced on the tile that holds it, its
-// inputs exchanged there (a single-stage reduction: simpler than poplibs'
-// on-tile partials, so it overestimates exchange for reductions of large,
-// widely spread inputs into few outputs).
+// linearly. Rows of at most kMaxPartialLength elements are reduced in one
+// compute set, each output element on the tile that holds it. Longer rows
+// are reduced as the IPU does: a first compute set forms partials of at most
+// kMaxPartialLength consecutive elements each (about one worker's share of
+// the whole reduction), on the tile that holds the partial's first input;
+// further compute sets reduce the partials across tiles the same way until a
+// row fits one stage. No accumulator ever sums more than kMaxPartialLength
+// values, so a float Sum of 2^30 elements stays within float rounding of the
+// exact sum (one accumulator would stop growing at 2^24). Half inputs keep
+// their partials in float. Every stage is costed as the compute set it is
+// (docs/poplar_sim.md).
 #ifndef POPLAR_SIM_POPOPS_REDUCE_H_
 #define POPLAR_SIM_POPOPS_REDUCE_H_
 
@@ -19,6 +26,11 @@
 
 namespace poplar_sim {
 namespace popops {
+
+// The longest run of values one accumulator sums (a worker's partial), and
+// the shortest partial a long row is cut into.
+inline constexpr size_t kMaxPartialLength = 2048;
+inline constexpr size_t kMinPartialLength = 256;
 
 enum class Operation { ADD, MUL, MAX, MIN };
 

@@ -1,5 +1,7 @@
 #include "tensorflow_ipu/compiler/lowering_registry.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/poputil/tile_mapping.h"
 
@@ -93,13 +95,56 @@ absl::Status LoweringContext::Unimplemented(absl::string_view message) const {
       absl::StrCat("Op '", op().name(), "' (", op().op(), "): ", message));
 }
 
+absl::Status LoweringContext::CheckOutputsFitDevice() const {
+  const poplar_sim::Target& target = graph_->getTarget();
+  const uint64_t device_bytes =
+      uint64_t{target.getNumTiles()} * target.getBytesPerTile();
+  // An output no larger than an input costs no more to build than that
+  // input did; if it does not fit, compilation reports the tile and its
+  // largest users, which says more.
+  uint64_t largest_input_bytes = 0;
+  for (int i = 0; i < num_inputs(); ++i) {
+    largest_input_bytes = std::max<uint64_t>(
+        largest_input_bytes,
+        input(i).numElements() * poplar_sim::typeSize(input(i).elementType()));
+  }
+  for (int k = 0; k < static_cast<int>(op().output_types.size()); ++k) {
+    absl::StatusOr<poplar_sim::Type> type = ToPoplarType(output_type(k));
+    if (!type.ok()) continue;  // the lowering reports unsupported types
+    const uint64_t elements =
+        static_cast<uint64_t>(std::max<int64_t>(output_shape(k).num_elements(), 0));
+    const uint64_t size = poplar_sim::typeSize(*type);
+    if (elements <= device_bytes / size ||
+        elements <= largest_input_bytes / size) {
+      continue;
+    }
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "Out of memory: op '", op().name(), "' (", op().op(), ") makes output ",
+        k, ", ", DataTypeString(output_type(k)), output_shape(k).DebugString(),
+        " of ", elements, " elements (", elements, " x ", size,
+        " bytes), larger than the whole memory of the IPU it runs on (",
+        target.getNumTiles(), " tiles x ", target.getBytesPerTile(), " = ",
+        device_bytes, " bytes). Make the tensor smaller, or split the work "
+        "over a larger device or several shards"));
+  }
+  return absl::OkStatus();
+}
+
 LoweringRegistry* LoweringRegistry::Global() {
   static LoweringRegistry* registry = new LoweringRegistry;
   return registry;
 }
 
 void LoweringRegistry::Register(std::string op, LoweringFn fn) {
-  fns_[std::move(op)] = std::move(fn);
+  // Every lowering first refuses an output larger than the IPU's memory,
+  // before it builds anything: a graph of a few bytes may ask for tensors
+  // of any size, and building views or programs for them would cost the
+  // host memory and time in proportion to that size.
+  fns_[std::move(op)] = [fn = std::move(fn)](LoweringContext& ctx) {
+    absl::Status fits = ctx.CheckOutputsFitDevice();
+    if (!fits.ok()) return fits;
+    return fn(ctx);
+  };
 }
 
 bool LoweringRegistry::Has(absl::string_view op) const {

@@ -98,6 +98,13 @@ class LoweringContext {
   absl::StatusOr<poplar_sim::Tensor> AddConstant(const Tensor& value,
                                                  const std::string& name) const;
 
+  // ResourceExhausted naming the op and the output when the op makes an
+  // output larger than the whole memory of the IPU it runs on (no tile
+  // mapping could hold it) and larger than all its inputs (so the op, not
+  // an input, asks for the size: a Fill, a Tile, a broadcast). Every
+  // registered lowering runs it first, before it builds anything.
+  absl::Status CheckOutputsFitDevice() const;
+
   // Errors naming the op: "Op 'x' (Sum): <message>".
   absl::Status Error(absl::string_view message) const;
   absl::Status Unimplemented(absl::string_view message) const;

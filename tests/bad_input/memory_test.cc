@@ -3,6 +3,7 @@
 // (and the same graph fitting once its temporaries may share memory).
 // Each is a ResourceExhausted naming the tile and its largest users, as the
 // vendor's tools report it, and the session and the device keep working.
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,84 @@ TEST_F(BadMemoryTest, ChainOfTemporariesSharesMemory) {
   for (int i = 0; i < 100000; i += 9973) {
     EXPECT_EQ(out[0].data<float>()[i], -static_cast<float>(i % 7)) << "element " << i;
   }
+}
+
+// Wall time of `f`, in seconds: these cases must be refused at once, not
+// after building or running gigabytes.
+template <typename F>
+double SecondsOf(F f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+TEST_F(BadMemoryTest, FillLargerThanTheDeviceIsRefusedAtOnce) {
+  // A 4 GiB Fill on a 4-tile IPU Model (2.4 MiB) used to run for 20 s and
+  // return a wrong sum.
+  Configure(1, "--use_ipu_model --ipu_model_tiles=4");
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  auto big = ops::Fill(ipu.WithOpName("big"), {32768, 32768}, 1.0f);
+  auto sum = ops::Sum(ipu, big, {0, 1});
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  absl::Status s;
+  const double seconds = SecondsOf([&] { s = session.Run({}, {sum}, &out); });
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("Out of memory: op 'big' (Fill) makes output 0, "
+                        "float[32768,32768] of 1073741824 elements"));
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr(absl::StrCat("larger than the whole memory of the IPU "
+                                     "it runs on (4 tiles x ", kBytesPerTile)));
+  EXPECT_LT(seconds, 5.0);
+  ExpectStillWorks(root, session);
+}
+
+TEST_F(BadMemoryTest, TileWithAHugeMultipleIsRefusedAtOnce) {
+  // A Tile whose multiple asks for 2^31 floats: refused before the lowering
+  // builds a view of 2^30 copies (which took 4 GiB of host memory).
+  Configure(1, "--use_ipu_model --ipu_model_tiles=4");
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithDevice("cpu").WithOpName("x"), DT_FLOAT,
+                            ops::Placeholder::Shape({2}));
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  auto tiled = ops::Tile(ipu.WithOpName("tiled"), x, {1 << 30});
+  auto sum = ops::Sum(ipu, tiled, {0});
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  absl::Status s;
+  const double seconds =
+      SecondsOf([&] { s = session.Run({{x, {1.f, 2.f}}}, {sum}, &out); });
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("op 'tiled' (Tile) makes output 0, float[2147483648]"));
+  EXPECT_LT(seconds, 5.0);
+  ExpectStillWorks(root, session);
+}
+
+TEST_F(BadMemoryTest, TileWithALargeMultipleThatFitsIsExact) {
+  // 100,000 copies of a [2] vector (800,000 bytes) fit the 4 tiles: the
+  // repetition is made in IPU memory by doubling copies, not as a view of
+  // 100,000 runs, and the sum is exact.
+  Configure(1, "--use_ipu_model --ipu_model_tiles=4");
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithDevice("cpu").WithOpName("x"), DT_FLOAT,
+                            ops::Placeholder::Shape({2}));
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  auto tiled = ops::Tile(ipu, x, {100000});
+  auto sum = ops::Sum(ipu, tiled, {0});
+  auto last = ops::Slice(ipu, tiled, {199998}, {2});
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  absl::Status s;
+  const double seconds =
+      SecondsOf([&] { s = session.Run({{x, {1.f, 2.f}}}, {sum, last}, &out); });
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(out[0].data<float>()[0], 300000.0f);
+  EXPECT_EQ(out[1].DebugString(), "[1. 2.]");
+  EXPECT_LT(seconds, 5.0);
 }
 
 }  // namespace

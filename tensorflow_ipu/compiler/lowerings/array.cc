@@ -1,6 +1,8 @@
 // Lowerings of constants and array ops. Reshape, ExpandDims, Squeeze,
 // Transpose, Slice, ConcatV2 and Pack are views: they cost no compute set
 // and no memory, as on the IPU.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/popops/cast_fill.h"
 #include "poplar_sim/popops/elementwise.h"
@@ -158,18 +160,64 @@ LoweringFn Filled(double value) {
 REGISTER_IPU_LOWERING("ZerosLike", Filled(0));
 REGISTER_IPU_LOWERING("OnesLike", Filled(1));
 
-// Tile: the input repeated along each dimension, as a view.
+// `t` repeated `m` times along `d`, as a view built from O(log m) concats
+// (binary doubling), never from a list of m copies.
+poplar_sim::Tensor RepeatView(const poplar_sim::Tensor& t, int64_t m, unsigned d) {
+  std::vector<poplar_sim::Tensor> parts;
+  poplar_sim::Tensor power = t;
+  for (int64_t left = m; left > 0; left >>= 1) {
+    if (left & 1) parts.push_back(power);
+    if (left > 1) power = poplar_sim::concat(power, power, d);
+  }
+  return parts.size() == 1 ? parts[0] : poplar_sim::concat(parts, d);
+}
+
+// A view lists its elements as strided runs; a tiled view can need one run
+// per copy of every row. Beyond this many runs the repetition is made in
+// IPU memory instead (where it counts against the tiles), so the host
+// memory of a view never grows with a multiple.
+constexpr uint64_t kMaxTileViewRuns = uint64_t{1} << 16;
+
+// Tile: the input repeated along each dimension: a view while that is small,
+// else a new tensor filled by O(log multiple) copies, each doubling the
+// filled part. The output's size was checked against the IPU's memory
+// before this runs (LoweringRegistry), so every loop here is bounded by it.
 absl::Status LowerTile(LoweringContext& ctx) {
   ASSIGN_OR_RETURN(std::vector<int64_t> multiples, ctx.ConstantIntList(1));
   poplar_sim::Tensor t = ctx.input(0);
   if (t.numElements() == 0) {
     return ctx.Unimplemented("tiling an empty tensor");
   }
-  for (size_t d = 0; d < multiples.size(); ++d) {
-    if (multiples[d] == 1) continue;
-    if (multiples[d] == 0) return ctx.Unimplemented("a multiple of 0");
-    std::vector<poplar_sim::Tensor> copies(multiples[d], t);
-    t = poplar_sim::concat(copies, static_cast<unsigned>(d));
+  for (int64_t m : multiples) {
+    if (m == 0) return ctx.Unimplemented("a multiple of 0");
+    if (m < 0) return ctx.Error(absl::StrCat("a negative multiple, ", m));
+  }
+  for (unsigned d = 0; d < multiples.size(); ++d) {
+    const uint64_t m = static_cast<uint64_t>(multiples[d]);
+    if (m == 1) continue;
+    uint64_t outer = 1;
+    for (unsigned k = 0; k < d; ++k) outer *= t.dim(k);
+    const uint64_t elements = t.numElements() * m;
+    const uint64_t runs = std::min<uint64_t>(
+        elements, (t.runs().size() + (d == 0 ? 0 : outer)) * m);
+    if (runs <= kMaxTileViewRuns) {
+      t = RepeatView(t, static_cast<int64_t>(m), d);
+      continue;
+    }
+    std::vector<size_t> dims = t.shape();
+    const size_t a = dims[d];
+    dims[d] = a * m;
+    poplar_sim::Tensor out = ctx.AddMappedVariable(
+        t.elementType(), dims, absl::StrCat(ctx.op().name(), "/dim", d));
+    ctx.prog().add(poplar_sim::program::Copy(t, out.slice(0, a, d),
+                                             ctx.op().name()));
+    for (size_t filled = a; filled < a * m;) {
+      const size_t n = std::min(filled, a * m - filled);
+      ctx.prog().add(poplar_sim::program::Copy(
+          out.slice(0, n, d), out.slice(filled, filled + n, d), ctx.op().name()));
+      filled += n;
+    }
+    t = out;
   }
   ctx.SetOutput(0, t);
   return absl::OkStatus();
