@@ -28,12 +28,12 @@ class LargeReductionTest : public testing::IpuTest {
     ClientSession::FeedType feeds;
     std::vector<Output> fetches = build(root, cpu, scope, &feeds);
     EXPECT_TRUE(root.ok()) << root.status();
-    ClientSession session(root);
+    testing::ProfilingSession session(root);
     std::vector<Tensor> out;
     absl::Status s = session.Run(feeds, fetches, &out);
     EXPECT_TRUE(s.ok()) << s;
     if (on_ipu) {
-      EXPECT_EQ(Direct(session)->last_run_profile().clusters.size(), 1u);
+      EXPECT_EQ(session.last_profile().clusters.size(), 1u);
     }
     return out;
   }
