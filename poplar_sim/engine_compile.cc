@@ -378,6 +378,7 @@ absl::Status EngineImpl::layOutMemory(const TileNeeds& needs) {
     mem[t].vertexState = needs.vertexState[t];
     mem[t].exchange = needs.exchange[t];
     mem[t].code = controlCode + needs.types[t].size() * target.arch().codeBytesPerVertexType;
+    mem[t].controlCode = controlCode;
   }
 
   unsigned worst = 0, over = 0;

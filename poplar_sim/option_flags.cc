@@ -1,12 +1,14 @@
 #include "poplar_sim/option_flags.h"
 
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <string>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
 
 namespace poplar_sim {
 
@@ -17,92 +19,124 @@ const std::string* OptionFlags::get(const std::string& key) const {
 
 namespace {
 
-class JsonObjectParser {
+using Json = nlohmann::json;
+
+// `s` with control characters and bytes outside ASCII as \xNN, so that an
+// error message stays printable whatever the options held.
+std::string Printable(absl::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f) {
+      absl::StrAppend(&out, "\\x", absl::Hex(u, absl::kZeroPad2));
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// Echoes (the start of) the options in an error.
+std::string Quoted(absl::string_view json) {
+  constexpr size_t kMaxEcho = 200;
+  std::string echo = Printable(json.substr(0, kMaxEcho));
+  if (json.size() > kMaxEcho) echo += "...";
+  return absl::StrCat("'", echo, "'");
+}
+
+// Builds the flat map of options while nlohmann/json's parser reads the
+// text, so that what the library accepts as JSON but the options do not
+// (nested values, null, a key given twice, a number no double holds) is
+// refused with the key that is wrong. The parser stops at the first false.
+class OptionsSaxHandler : public nlohmann::json_sax<Json> {
  public:
-  explicit JsonObjectParser(absl::string_view s) : s_(s) {}
+  OptionFlags& flags() { return flags_; }
+  const std::string& error() const { return error_; }
 
-  absl::StatusOr<OptionFlags> Parse() {
-    OptionFlags out;
-    SkipSpace();
-    if (!Eat('{')) return Error("expected '{'");
-    SkipSpace();
-    if (Eat('}')) return Finish(out);
-    while (true) {
-      SkipSpace();
-      std::string key;
-      if (!ParseString(&key)) return Error("expected a string key");
-      SkipSpace();
-      if (!Eat(':')) return Error("expected ':'");
-      SkipSpace();
-      std::string value;
-      if (pos_ < s_.size() && s_[pos_] == '"') {
-        if (!ParseString(&value)) return Error("bad string value");
-      } else {
-        size_t start = pos_;
-        while (pos_ < s_.size() && (std::isalnum(s_[pos_]) || s_[pos_] == '.' ||
-                                    s_[pos_] == '-' || s_[pos_] == '+')) {
-          ++pos_;
-        }
-        if (start == pos_) return Error("expected a value");
-        value = std::string(s_.substr(start, pos_ - start));
-      }
-      out.set(key, value);
-      SkipSpace();
-      if (Eat(',')) continue;
-      if (Eat('}')) return Finish(out);
-      return Error("expected ',' or '}'");
-    }
+  bool null() override { return Refuse("null"); }
+  bool boolean(bool v) override { return Value(v ? "true" : "false", "a boolean"); }
+  bool number_integer(number_integer_t v) override {
+    return Value(std::to_string(v), "a number");
   }
-
- private:
-  absl::StatusOr<OptionFlags> Finish(OptionFlags out) {
-    SkipSpace();
-    if (pos_ != s_.size()) return Error("trailing characters");
-    return out;
+  bool number_unsigned(number_unsigned_t v) override {
+    return Value(std::to_string(v), "a number");
   }
-  absl::Status Error(absl::string_view what) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Invalid options JSON at character ", pos_, ": ", what, " in '", s_,
-        "'; expected an object of strings such as "
-        "{\"autoReport.all\":\"true\"}"));
+  // Kept as written: "1.50" stays "1.50". A number no double holds never
+  // gets here: the parser refuses it ("number overflow").
+  bool number_float(number_float_t, const string_t& text) override {
+    return Value(text, "a number");
   }
-  void SkipSpace() {
-    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) {
-      ++pos_;
-    }
-  }
-  bool Eat(char c) {
-    if (pos_ < s_.size() && s_[pos_] == c) {
-      ++pos_;
+  bool string(string_t& v) override { return Value(v, "a string"); }
+  bool binary(binary_t&) override { return Refuse("binary data"); }
+  bool start_object(std::size_t) override {
+    if (depth_ == 0) {
+      depth_ = 1;
       return true;
+    }
+    return Refuse("an object");
+  }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return Refuse("an array"); }
+  bool end_array() override { return true; }
+  bool key(string_t& k) override {
+    if (flags_.has(k)) {
+      error_ = absl::StrCat("option '", Printable(k),
+                            "' is given twice; give each option once");
+      return false;
+    }
+    key_ = k;
+    inValue_ = true;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&,
+                   const nlohmann::detail::exception& e) override {
+    // what() is "[json.exception.parse_error.101] parse error at line 1,
+    // column 6: ..."; the bracketed id means nothing to a user.
+    absl::string_view what = e.what();
+    const size_t close = what.find("] ");
+    if (close != absl::string_view::npos) what.remove_prefix(close + 2);
+    error_ = std::string(what);
+    if (inValue_) {
+      absl::StrAppend(&error_, " (the value of option '", Printable(key_), "')");
     }
     return false;
   }
-  bool ParseString(std::string* out) {
-    if (!Eat('"')) return false;
-    while (pos_ < s_.size() && s_[pos_] != '"') {
-      char c = s_[pos_++];
-      if (c == '\\' && pos_ < s_.size()) {
-        char e = s_[pos_++];
-        switch (e) {
-          case 'n': c = '\n'; break;
-          case 't': c = '\t'; break;
-          default: c = e;  // \" \\ \/
-        }
-      }
-      out->push_back(c);
+
+ private:
+  bool Value(const std::string& v, absl::string_view kind) {
+    if (depth_ == 0) {
+      error_ = absl::StrCat("the options are ", kind, ", not an object");
+      return false;
     }
-    return Eat('"');
+    flags_.set(key_, v);
+    inValue_ = false;
+    return true;
+  }
+  bool Refuse(absl::string_view kind) {
+    error_ = depth_ == 0
+                 ? absl::StrCat("the options are ", kind, ", not an object")
+                 : absl::StrCat("option '", Printable(key_), "' is ",
+                                kind, "; give a string, number or boolean");
+    return false;
   }
 
-  absl::string_view s_;
-  size_t pos_ = 0;
+  OptionFlags flags_;
+  std::string key_;
+  int depth_ = 0;
+  bool inValue_ = false;  // after a key, until its value is read
+  std::string error_;
 };
 
 }  // namespace
 
 absl::StatusOr<OptionFlags> parseOptionsJson(absl::string_view json) {
-  return JsonObjectParser(json).Parse();
+  OptionsSaxHandler handler;
+  if (!Json::sax_parse(json.begin(), json.end(), &handler)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Invalid options JSON: ", handler.error(), ", in ", Quoted(json),
+        "; expected an object of strings such as {\"autoReport.all\":\"true\"}"));
+  }
+  return std::move(handler.flags());
 }
 
 absl::StatusOr<bool> parseBoolOption(const std::string& key,

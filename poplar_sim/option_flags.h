@@ -45,7 +45,11 @@ class OptionFlags {
 
 // Parses a flat JSON object whose values are strings, numbers or booleans
 // (non-strings are kept as their JSON text): {"a":"1","b":true}.
-// InvalidArgument with the position of the first error.
+// InvalidArgument, saying what is wrong, for text that is not JSON (with the
+// line and column of the first error; this includes strings that are not
+// UTF-8), a document that is not an object, a value that is null, an object
+// or an array (naming its key), a key given twice (naming it) and a number
+// out of the range of a double (naming its key).
 absl::StatusOr<OptionFlags> parseOptionsJson(absl::string_view json);
 
 // The engine options this simulator understands, after merging `given` with

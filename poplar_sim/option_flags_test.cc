@@ -24,6 +24,90 @@ TEST(OptionFlagsTest, ParsesJsonObjects) {
   EXPECT_FALSE(parseOptionsJson("{\"a\":\"b\"} x").ok());
 }
 
+// Asserts that `json` is refused with InvalidArgument whose message holds
+// every one of `parts`.
+void ExpectRefused(const std::string& json,
+                   std::initializer_list<const char*> parts) {
+  absl::StatusOr<OptionFlags> o = parseOptionsJson(json);
+  ASSERT_FALSE(o.ok()) << "accepted: " << json;
+  EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument) << o.status();
+  for (const char* part : parts) {
+    EXPECT_THAT(std::string(o.status().message()), HasSubstr(part)) << json;
+  }
+}
+
+TEST(OptionFlagsTest, TruncatedJsonSaysWhereItEnds) {
+  ExpectRefused(R"({"a":)", {"Invalid options JSON", "line 1, column 6",
+                             "unexpected end of input", "the value of option 'a'"});
+  ExpectRefused(R"({"a":"b)", {"missing closing quote", "the value of option 'a'"});
+  ExpectRefused(R"({"a":"b")", {"unexpected end of input"});
+  ExpectRefused("", {"unexpected end of input"});
+  ExpectRefused(R"({"a":"b"} x)", {"line 1, column 11", "expected end of input"});
+  ExpectRefused(R"({"a":tru})", {"invalid literal"});
+}
+
+TEST(OptionFlagsTest, WrongTypesNameTheOption) {
+  ExpectRefused("[1]", {"the options are an array, not an object"});
+  ExpectRefused(R"("autoReport.all")", {"the options are a string, not an object"});
+  ExpectRefused("7", {"the options are a number, not an object"});
+  ExpectRefused(R"({"autoReport.all":null})",
+                {"option 'autoReport.all' is null; give a string, number or boolean"});
+  ExpectRefused(R"({"autoReport.all":["true"]})", {"option 'autoReport.all' is an array"});
+  ExpectRefused(R"({"autoReport":{"all":"true"}})", {"option 'autoReport' is an object"});
+}
+
+TEST(OptionFlagsTest, DuplicateKeysAreRefused) {
+  ExpectRefused(R"({"autoReport.all":"true","autoReport.all":"false"})",
+                {"option 'autoReport.all' is given twice"});
+}
+
+// The parser does not recurse, and the options stop at the first nested
+// value, so a deeply nested document costs nothing.
+TEST(OptionFlagsTest, DeepNestingIsRefusedQuickly) {
+  const int kDepth = 1000000;
+  ExpectRefused(std::string(kDepth, '[') + std::string(kDepth, ']'),
+                {"the options are an array"});
+  ExpectRefused("{\"a\":" + std::string(kDepth, '{'), {"option 'a' is an object"});
+}
+
+TEST(OptionFlagsTest, HugeNumbers) {
+  ExpectRefused(R"({"debug.maxTraceEvents":1e999})",
+                {"number overflow parsing '1e999'",
+                 "the value of option 'debug.maxTraceEvents'"});
+  ExpectRefused(R"({"x":-1e400})", {"number overflow parsing '-1e400'", "option 'x'"});
+  // An integer beyond 64 bits is kept as written, and the option that reads
+  // it says it is not an integer it can use.
+  auto big = parseOptionsJson(R"({"debug.maxTraceEvents":123456789012345678901234567890})");
+  ASSERT_TRUE(big.ok()) << big.status();
+  EXPECT_EQ(*big->get("debug.maxTraceEvents"), "123456789012345678901234567890");
+  unsetenv("POPLAR_ENGINE_OPTIONS");
+  auto resolved = resolveEngineOptions(*big);
+  EXPECT_EQ(resolved.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(resolved.status().message()),
+              HasSubstr("Option 'debug.maxTraceEvents' must be a non-negative integer, "
+                        "not \"123456789012345678901234567890\""));
+}
+
+TEST(OptionFlagsTest, NonUtf8IsRefused) {
+  ExpectRefused("{\"autoReport.directory\":\"r\xff\"}", {"ill-formed UTF-8 byte"});
+  ExpectRefused("{\"a\xc3\":\"r\"}", {"ill-formed UTF-8 byte"});
+  // The echo of the options in the message is escaped, so it is printable.
+  absl::StatusOr<OptionFlags> o = parseOptionsJson("{\"a\":\"\xff\"}");
+  EXPECT_THAT(std::string(o.status().message()), HasSubstr("\\xff"));
+  // Raw control characters must be escaped, as JSON says.
+  ExpectRefused("{\"a\":\"x\x01y\"}", {"control character U+0001"});
+}
+
+TEST(OptionFlagsTest, EscapesAreDecoded) {
+  auto o = parseOptionsJson(
+      R"({"autoReport.directory":"a \"q\" \\ \/ \n\t\u0001 \u00e9 \ud83d\ude00"})");
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(*o->get("autoReport.directory"),
+            "a \"q\" \\ / \n\t\x01 \xc3\xa9 \xf0\x9f\x98\x80");
+  ExpectRefused(R"({"a":"\ud83d"})", {"surrogate"});
+  ExpectRefused(R"({"a":"\q"})", {"invalid string"});
+}
+
 TEST(OptionFlagsTest, ResolvesKnownOptionsAndRejectsUnknown) {
   unsetenv("POPLAR_ENGINE_OPTIONS");
   auto o = resolveEngineOptions({{"debug.allowOutOfMemory", "true"}});

@@ -1,14 +1,15 @@
 #include "poplar_sim/profile.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <functional>
-#include <sstream>
+#include <initializer_list>
+#include <string>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
 
 namespace poplar_sim {
 
@@ -39,42 +40,67 @@ std::string Seconds(double s) {
   return absl::StrFormat("%.3f us", s * 1e6);
 }
 
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += absl::StrFormat("\\u%04x", c);
-        } else {
-          out += c;
-        }
-    }
+// Objects keep their keys in the order written, so the JSON reads as the
+// summary does (target first, totals last).
+using Json = nlohmann::ordered_json;
+
+// Dumps compactly; bytes that are not UTF-8 (a name is any std::string)
+// become U+FFFD instead of making dump() throw.
+std::string Dump(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+// The documents are written part by part: a trace holds up to 10^5 events
+// per IPU and a profile one entry per tile, and holding either as one
+// nlohmann value before dumping it costs several times the time and memory
+// of its text. Each element is a value dumped by the library (which escapes
+// every string and formats every number); only the brackets, colons and
+// commas between the parts are written here.
+
+// A JSON array of already dumped elements.
+class ArrayText {
+ public:
+  void add(const Json& element) {
+    text_ += text_.empty() ? "[" : ",";
+    text_ += Dump(element);
   }
-  return out + "\"";
+  std::string close() && { return text_.empty() ? "[]" : std::move(text_) + "]"; }
+
+ private:
+  std::string text_;
+};
+
+// A JSON object from keys and values that are already JSON text.
+std::string ObjectText(
+    std::initializer_list<std::pair<const char*, std::string>> fields) {
+  std::string text = "{";
+  for (const auto& [key, value] : fields) {
+    if (text.size() > 1) text += ",";
+    absl::StrAppend(&text, Dump(Json(key)), ":", value);
+  }
+  return text + "}";
 }
 
-std::string CostJson(const StepCost& c) {
-  return absl::StrCat(
-      "{\"cycles\":", c.cycles(), ",\"computeCycles\":", c.computeCycles,
-      ",\"exchangeCycles\":", c.exchangeCycles, ",\"syncCycles\":",
-      c.syncCycles, ",\"interIpuCycles\":", c.interIpuCycles,
-      ",\"hostCycles\":", c.hostCycles, ",\"controlCycles\":",
-      c.controlCycles, ",\"exchangeBytes\":", c.exchangeBytes,
-      ",\"interIpuBytes\":", c.interIpuBytes, ",\"hostBytesToDevice\":",
-      c.hostBytesToDevice, ",\"hostBytesFromDevice\":", c.hostBytesFromDevice,
-      "}");
+Json CostJson(const StepCost& c) {
+  return Json{{"cycles", c.cycles()},
+              {"computeCycles", c.computeCycles},
+              {"exchangeCycles", c.exchangeCycles},
+              {"syncCycles", c.syncCycles},
+              {"interIpuCycles", c.interIpuCycles},
+              {"hostCycles", c.hostCycles},
+              {"controlCycles", c.controlCycles},
+              {"exchangeBytes", c.exchangeBytes},
+              {"interIpuBytes", c.interIpuBytes},
+              {"hostBytesToDevice", c.hostBytesToDevice},
+              {"hostBytesFromDevice", c.hostBytesFromDevice}};
 }
 
-std::string StatsJson(const RunStats& s) {
-  return absl::StrCat("{\"runs\":", s.runs, ",\"cycles\":", s.cycles,
-                      ",\"seconds\":", absl::StrFormat("%.9g", s.seconds),
-                      ",\"overheadCycles\":", s.overheadCycles,
-                      ",\"breakdown\":", CostJson(s.cost), "}");
+Json StatsJson(const RunStats& s) {
+  return Json{{"runs", s.runs},
+              {"cycles", s.cycles},
+              {"seconds", s.seconds},
+              {"overheadCycles", s.overheadCycles},
+              {"breakdown", CostJson(s.cost)}};
 }
 
 }  // namespace
@@ -94,6 +120,7 @@ void printProfileSummary(const Profile& p, std::ostream& os,
       p.clockHz / 1e9);
 
   TileMemory sum;
+  uint64_t maxControlCode = 0;
   uint64_t maxTile = 0;
   unsigned maxTileId = 0, over = 0;
   for (unsigned t = 0; t < p.tileMemory.size(); ++t) {
@@ -103,6 +130,8 @@ void printProfileSummary(const Profile& p, std::ostream& os,
     sum.vertexState += m.vertexState;
     sum.exchange += m.exchange;
     sum.code += m.code;
+    sum.controlCode += m.controlCode;
+    maxControlCode = std::max(maxControlCode, m.controlCode);
     if (m.total() > maxTile) {
       maxTile = m.total();
       maxTileId = t;
@@ -118,6 +147,10 @@ void printProfileSummary(const Profile& p, std::ostream& os,
   os << "  Vertex state:" << " " << sum.vertexState << "\n";
   os << "  Exchange:    " << sum.exchange << "\n";
   os << "  Code (est.): " << sum.code << "\n";
+  os << "    control code: " << sum.controlCode << " (up to " << maxControlCode
+     << " per tile)\n";
+  os << "  Tiles used: " << countTilesUsed(p.tileMemory) << " of "
+     << p.tileMemory.size() << " (holding a variable or running a vertex)\n";
   os << "  Largest tile: " << maxTileId << " with " << maxTile << " bytes ("
      << Percent(maxTile, p.bytesPerTile) << ")\n";
   os << "  Tiles over memory: " << over << "\n";
@@ -185,85 +218,110 @@ void printProfileSummary(const Profile& p, std::ostream& os,
   }
 }
 
+unsigned countTilesUsed(const std::vector<TileMemory>& tiles) {
+  unsigned used = 0;
+  for (const TileMemory& m : tiles) used += m.used() ? 1 : 0;
+  return used;
+}
+
 std::string profileToJson(const Profile& p) {
-  std::ostringstream os;
-  os << "{\"target\":{\"arch\":" << JsonString(p.arch)
-     << ",\"chip\":" << JsonString(p.chip) << ",\"numIPUs\":" << p.numIPUs
-     << ",\"tilesPerIPU\":" << p.tilesPerIPU
-     << ",\"bytesPerTile\":" << p.bytesPerTile
-     << ",\"clockHz\":" << absl::StrFormat("%.6g", p.clockHz) << "}";
-  os << ",\"memory\":{\"tiles\":[";
+  ArrayText tiles;
   for (size_t t = 0; t < p.tileMemory.size(); ++t) {
     const TileMemory& m = p.tileMemory[t];
-    os << (t ? "," : "") << "{\"tile\":" << t << ",\"total\":" << m.total()
-       << ",\"variables\":" << m.variables << ",\"constants\":" << m.constants
-       << ",\"vertexState\":" << m.vertexState << ",\"exchange\":"
-       << m.exchange << ",\"code\":" << m.code << "}";
+    tiles.add(Json{{"tile", t},
+                   {"total", m.total()},
+                   {"variables", m.variables},
+                   {"constants", m.constants},
+                   {"vertexState", m.vertexState},
+                   {"exchange", m.exchange},
+                   {"code", m.code},
+                   {"controlCode", m.controlCode}});
   }
-  os << "]}";
-  os << ",\"load\":{\"bytes\":" << p.load.bytes << ",\"cycles\":"
-     << p.load.cycles << ",\"seconds\":"
-     << absl::StrFormat("%.9g", p.load.seconds) << "}";
-  os << ",\"programs\":[";
+  Json programs = Json::array();
   for (size_t i = 0; i < p.programRoots.size(); ++i) {
-    os << (i ? "," : "") << "{\"index\":" << i << ",\"name\":"
-       << JsonString(p.programNames[i]) << ",\"rootStep\":"
-       << p.programRoots[i] << "}";
+    programs.push_back(Json{{"index", i},
+                            {"name", p.programNames[i]},
+                            {"rootStep", p.programRoots[i]}});
   }
-  os << "],\"steps\":[";
-  for (size_t i = 0; i < p.steps.size(); ++i) {
-    const StepProfile& s = p.steps[i];
-    os << (i ? "," : "") << "{\"id\":" << s.id << ",\"parent\":" << s.parent
-       << ",\"kind\":" << JsonString(s.kind) << ",\"name\":"
-       << JsonString(s.name) << ",\"ipus\":[" << absl::StrJoin(s.ipus, ",")
-       << "],\"costPerExecution\":" << CostJson(s.staticCost)
-       << ",\"executions\":" << s.executions << ",\"totalCycles\":"
-       << s.totalCycles << "}";
+  ArrayText steps;
+  for (const StepProfile& s : p.steps) {
+    steps.add(Json{{"id", s.id},
+                   {"parent", s.parent},
+                   {"kind", s.kind},
+                   {"name", s.name},
+                   {"ipus", s.ipus},
+                   {"costPerExecution", CostJson(s.staticCost)},
+                   {"executions", s.executions},
+                   {"totalCycles", s.totalCycles}});
   }
-  os << "],\"computeSets\":[";
-  for (size_t i = 0; i < p.computeSets.size(); ++i) {
-    const ComputeSetProfile& c = p.computeSets[i];
-    os << (i ? "," : "") << "{\"name\":" << JsonString(c.name)
-       << ",\"vertices\":" << c.numVertices << ",\"tiles\":" << c.numTiles
-       << ",\"costPerExecution\":" << CostJson(c.staticCost)
-       << ",\"maxTileCycles\":" << c.maxTileCycles
-       << ",\"meanTileCycles\":" << c.meanTileCycles
-       << ",\"slowestTile\":" << c.slowestTile
-       << ",\"executions\":" << c.executions
-       << ",\"totalCycles\":" << c.totalCycles << "}";
+  ArrayText computeSets;
+  for (const ComputeSetProfile& c : p.computeSets) {
+    computeSets.add(Json{{"name", c.name},
+                         {"vertices", c.numVertices},
+                         {"tiles", c.numTiles},
+                         {"costPerExecution", CostJson(c.staticCost)},
+                         {"maxTileCycles", c.maxTileCycles},
+                         {"meanTileCycles", c.meanTileCycles},
+                         {"slowestTile", c.slowestTile},
+                         {"executions", c.executions},
+                         {"totalCycles", c.totalCycles}});
   }
-  os << "],\"runs\":[";
-  for (size_t i = 0; i < p.runs.size(); ++i) {
-    const RunProfile& r = p.runs[i];
-    os << (i ? "," : "") << "{\"program\":" << r.program << ",\"name\":"
-       << JsonString(r.name) << ",\"startCycle\":" << r.startCycle
-       << ",\"stats\":" << StatsJson(r.stats) << "}";
+  ArrayText runs;
+  for (const RunProfile& r : p.runs) {
+    runs.add(Json{{"program", r.program},
+                  {"name", r.name},
+                  {"startCycle", r.startCycle},
+                  {"stats", StatsJson(r.stats)}});
   }
-  os << "],\"total\":" << StatsJson(p.total)
-     << ",\"droppedTraceEvents\":" << p.droppedTraceEvents << "}";
-  return os.str();
+  return ObjectText({
+      {"target", Dump(Json{{"arch", p.arch},
+                           {"chip", p.chip},
+                           {"numIPUs", p.numIPUs},
+                           {"tilesPerIPU", p.tilesPerIPU},
+                           {"bytesPerTile", p.bytesPerTile},
+                           {"clockHz", p.clockHz}})},
+      {"memory", ObjectText({{"tiles", std::move(tiles).close()},
+                             {"tilesUsed", Dump(countTilesUsed(p.tileMemory))}})},
+      {"load", Dump(Json{{"bytes", p.load.bytes},
+                         {"cycles", p.load.cycles},
+                         {"seconds", p.load.seconds}})},
+      {"programs", Dump(programs)},
+      {"steps", std::move(steps).close()},
+      {"computeSets", std::move(computeSets).close()},
+      {"runs", std::move(runs).close()},
+      {"total", Dump(StatsJson(p.total))},
+      {"droppedTraceEvents", Dump(p.droppedTraceEvents)},
+  });
 }
 
 std::string profileToChromeTrace(const Profile& p) {
-  std::ostringstream os;
   const double usPerCycle = 1e6 / p.clockHz;
   const unsigned hostTrack = p.numIPUs;
-  os << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
-  os << "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,"
-        "\"args\":{\"name\":\"IPU system (simulated)\"}}";
+  ArrayText events;
+  auto track = [&](const char* kind, unsigned tid, const std::string& name) {
+    events.add(Json{{"name", kind},
+                    {"ph", "M"},
+                    {"pid", 0},
+                    {"tid", tid},
+                    {"args", Json{{"name", name}}}});
+  };
+  track("process_name", 0, "IPU system (simulated)");
   for (unsigned i = 0; i < p.numIPUs; ++i) {
-    os << ",{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":" << i
-       << ",\"args\":{\"name\":\"IPU " << i << "\"}}";
+    track("thread_name", i, absl::StrCat("IPU ", i));
   }
-  os << ",{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":"
-     << hostTrack << ",\"args\":{\"name\":\"Host\"}}";
+  track("thread_name", hostTrack, "Host");
   auto event = [&](const std::string& name, const std::string& cat,
                    unsigned tid, uint64_t start, uint64_t cycles) {
-    os << ",{\"name\":" << JsonString(name) << ",\"cat\":" << JsonString(cat)
-       << ",\"ph\":\"X\",\"pid\":0,\"tid\":" << tid << ",\"ts\":"
-       << absl::StrFormat("%.4f", start * usPerCycle) << ",\"dur\":"
-       << absl::StrFormat("%.4f", cycles * usPerCycle)
-       << ",\"args\":{\"cycles\":" << cycles << "}}";
+    Json e = Json::object();
+    e["name"] = name;
+    e["cat"] = cat;
+    e["ph"] = "X";
+    e["pid"] = 0;
+    e["tid"] = tid;
+    e["ts"] = start * usPerCycle;
+    e["dur"] = cycles * usPerCycle;
+    e["args"]["cycles"] = cycles;
+    events.add(e);
   };
   for (const RunProfile& r : p.runs) {
     event(absl::StrCat("run ", r.name), "Run", hostTrack, r.startCycle,
@@ -271,11 +329,11 @@ std::string profileToChromeTrace(const Profile& p) {
   }
   for (const TraceEvent& e : p.trace) {
     const StepProfile& s = p.steps[e.step];
-    const std::string name = s.name.empty() ? s.kind : s.name;
+    const std::string& name = s.name.empty() ? s.kind : s.name;
     for (unsigned ipu : s.ipus) event(name, s.kind, ipu, e.startCycle, e.cycles);
   }
-  os << "]}";
-  return os.str();
+  return ObjectText({{"displayTimeUnit", Dump("ns")},
+                     {"traceEvents", std::move(events).close()}});
 }
 
 }  // namespace poplar_sim

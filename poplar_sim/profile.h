@@ -26,10 +26,23 @@ struct TileMemory {
   uint64_t vertexState = 0;
   uint64_t exchange = 0;  // buffers for data received by compute sets
   uint64_t code = 0;      // vertex code + control code (an estimate)
+  // The part of `code` that is the programs' control code. Every tile of
+  // the engine's IPUs holds it, whether or not it has work.
+  uint64_t controlCode = 0;
   uint64_t total() const {
     return variables + constants + vertexState + exchange + code;
   }
+  uint64_t vertexCode() const { return code - controlCode; }
+  // A tile is used if it holds a variable or a constant, or runs a vertex.
+  // Control code alone does not count: every tile has it.
+  bool used() const {
+    return variables > 0 || constants > 0 || vertexState > 0 ||
+           vertexCode() > 0;
+  }
 };
+
+// The number of tiles of `tiles` that are used (TileMemory::used).
+unsigned countTilesUsed(const std::vector<TileMemory>& tiles);
 
 // The cost of one execution of a step, split by kind.
 struct StepCost {
@@ -131,6 +144,12 @@ struct Profile {
 // cycles of each step), "maxComputeSets" (default 20).
 void printProfileSummary(const Profile& p, std::ostream& os,
                          const OptionFlags& opts = {});
+// The profile as one JSON object (written by nlohmann/json, so strings such
+// as names are escaped as JSON requires; bytes that are not UTF-8 become
+// U+FFFD). Keys: "target", "memory" ({"tiles": [{"tile", "total",
+// "variables", "constants", "vertexState", "exchange", "code",
+// "controlCode"}], "tilesUsed"}), "load", "programs", "steps", "computeSets", "runs",
+// "total", "droppedTraceEvents".
 std::string profileToJson(const Profile& p);
 // Chrome trace: one process "IPU system", one thread (track) per IPU and one
 // for the host; timestamps in simulated microseconds.

@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "poplar_sim/engine.h"
 #include "poplar_sim/testing/test_vertices.h"
 
@@ -72,9 +73,105 @@ TEST(ProfileTest, SummaryJsonAndTrace) {
   EXPECT_THAT(trace, HasSubstr("\"name\":\"toIpu1\",\"cat\":\"Copy\",\"ph\":\"X\",\"pid\":0,\"tid\":1"));
   EXPECT_THAT(trace, HasSubstr("\"name\":\"addSelf\",\"cat\":\"Execute\",\"ph\":\"X\",\"pid\":0,\"tid\":0"));
 
+  // Both documents are JSON that a reader gets the numbers back from.
+  const nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
+  ASSERT_FALSE(parsed.is_discarded()) << json;
+  EXPECT_EQ(parsed["total"]["breakdown"]["interIpuBytes"].get<uint64_t>(), 768u);
+  EXPECT_EQ(parsed["total"]["cycles"].get<uint64_t>(), p.total.cycles);
+  EXPECT_EQ(parsed["memory"]["tiles"].size(), 8u);
+  EXPECT_EQ(parsed["steps"].size(), p.steps.size());
+  EXPECT_EQ(parsed["computeSets"][0]["executions"].get<uint64_t>(), 3u);
+  const nlohmann::json parsedTrace = nlohmann::json::parse(trace, nullptr, false);
+  ASSERT_FALSE(parsedTrace.is_discarded()) << trace;
+  // 1 process + 3 tracks, 1 run, 3 Executes on IPU 0, 3 Copies on both IPUs.
+  EXPECT_EQ(parsedTrace["traceEvents"].size(), 4u + 1u + 3u + 3u * 2u);
+
   e->resetExecutionProfile();
   EXPECT_EQ(e->getProfile().trace.size(), 0u);
   EXPECT_EQ(e->getProfile().computeSets[0].executions, 0u);
+}
+
+// A tile is used if it holds a variable or runs a vertex; the control code
+// that every tile holds does not make it used, and the profile shows it.
+TEST(ProfileTest, TilesUsedAndControlCode) {
+  Device device = testing::SmallDevice(4, 2);
+  auto e = Build(device);
+  ASSERT_TRUE(e.ok()) << e.status();
+  const Profile& p = e->getProfile();
+  // Repeat, Sequence, Execute, Copy: 24 bytes of control code each.
+  ASSERT_EQ(p.steps.size(), 4u);
+  const uint64_t control = 4 * 24;
+  ASSERT_EQ(p.tileMemory.size(), 8u);
+  for (unsigned t = 0; t < 8; ++t) {
+    EXPECT_EQ(p.tileMemory[t].controlCode, control) << "tile " << t;
+    // Tile 0 holds `a` and runs the vertex; tile 5 holds `b`.
+    EXPECT_EQ(p.tileMemory[t].used(), t == 0 || t == 5) << "tile " << t;
+  }
+  EXPECT_EQ(p.tileMemory[1].code, control);
+  EXPECT_EQ(p.tileMemory[5].vertexCode(), 0u);
+  EXPECT_GT(p.tileMemory[0].vertexCode(), 0u);
+  EXPECT_EQ(countTilesUsed(p.tileMemory), 2u);
+
+  std::ostringstream os;
+  e->printProfileSummary(os);
+  EXPECT_THAT(os.str(), HasSubstr("Tiles used: 2 of 8 (holding a variable or running a vertex)"));
+  EXPECT_THAT(os.str(), HasSubstr("control code: " + std::to_string(8 * control) +
+                                  " (up to " + std::to_string(control) + " per tile)"));
+  const nlohmann::json j = nlohmann::json::parse(profileToJson(p));
+  EXPECT_EQ(j["memory"]["tilesUsed"].get<unsigned>(), 2u);
+  EXPECT_EQ(j["memory"]["tiles"][3]["controlCode"].get<uint64_t>(), control);
+  EXPECT_EQ(j["memory"]["tiles"][3]["code"].get<uint64_t>(), control);
+}
+
+// Names are any std::string: quotes, backslashes and control characters
+// come back unchanged through the writer and a JSON reader; bytes that are
+// not UTF-8 become U+FFFD and the document stays valid.
+TEST(ProfileTest, StringsRoundTripThroughTheJsonWriters) {
+  const std::string nasty = std::string("q\"uote\\back/slash\n\t\r\b\f") +
+                            std::string(1, '\0') + "\x01\x1f\x7f caf\xc3\xa9 \xf0\x9f\x98\x80";
+  Profile p;
+  p.arch = nasty;
+  p.numIPUs = 1;
+  p.clockHz = 1.33e9;
+  p.tileMemory.resize(1);
+  p.programNames = {nasty};
+  p.programRoots = {0};
+  StepProfile step;
+  step.kind = "Execute";
+  step.name = nasty;
+  step.ipus = {0};
+  p.steps = {step};
+  ComputeSetProfile cs;
+  cs.name = nasty;
+  p.computeSets = {cs};
+  RunProfile run;
+  run.name = nasty;
+  run.stats.cycles = 7;
+  p.runs = {run};
+  p.trace = {TraceEvent{0, 0, 5}};
+
+  const nlohmann::json j = nlohmann::json::parse(profileToJson(p), nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["target"]["arch"].get<std::string>(), nasty);
+  EXPECT_EQ(j["programs"][0]["name"].get<std::string>(), nasty);
+  EXPECT_EQ(j["steps"][0]["name"].get<std::string>(), nasty);
+  EXPECT_EQ(j["computeSets"][0]["name"].get<std::string>(), nasty);
+  EXPECT_EQ(j["runs"][0]["name"].get<std::string>(), nasty);
+  EXPECT_DOUBLE_EQ(j["target"]["clockHz"].get<double>(), 1.33e9);
+
+  const nlohmann::json t = nlohmann::json::parse(profileToChromeTrace(p), nullptr, false);
+  ASSERT_FALSE(t.is_discarded());
+  // process, IPU 0, Host, the run, the step.
+  ASSERT_EQ(t["traceEvents"].size(), 5u);
+  EXPECT_EQ(t["traceEvents"][3]["name"].get<std::string>(), "run " + nasty);
+  EXPECT_EQ(t["traceEvents"][4]["name"].get<std::string>(), nasty);
+  EXPECT_EQ(t["traceEvents"][4]["args"]["cycles"].get<uint64_t>(), 5u);
+
+  p.computeSets[0].name = "bad \xff\xc3 utf8";
+  const nlohmann::json bad = nlohmann::json::parse(profileToJson(p), nullptr, false);
+  ASSERT_FALSE(bad.is_discarded());
+  EXPECT_EQ(bad["computeSets"][0]["name"].get<std::string>(),
+            "bad \xef\xbf\xbd\xef\xbf\xbd utf8");
 }
 
 TEST(ProfileTest, TraceIsBounded) {

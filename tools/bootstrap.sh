@@ -15,6 +15,7 @@ PACKAGES=(
   libgtest-dev
   libgmock-dev
   libbenchmark-dev
+  nlohmann-json3-dev  # JSON: engine options, profile and trace reports
   zlib1g-dev          # gzip-compressed IDX data sets
   dataset-fashion-mnist  # examples/fashion_mnist trains on it; its tests read it
 )

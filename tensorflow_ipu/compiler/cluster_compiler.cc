@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/graph.h"
+#include "poplar_sim/profile.h"
 #include "poplar_sim/poputil/tile_mapping.h"
 #include "poplar_sim/program.h"
 #include "tensorflow_ipu/compiler/emission_state.h"
@@ -297,8 +298,8 @@ absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
   compiled->engine_ = std::make_unique<poplar_sim::Engine>(std::move(engine));
   for (const poplar_sim::TileMemory& tile : compiled->engine_->getTileMemory()) {
     compiled->max_tile_bytes_ = std::max<uint64_t>(compiled->max_tile_bytes_, tile.total());
-    compiled->tiles_used_ += tile.total() > 0 ? 1 : 0;
   }
+  compiled->tiles_used_ = poplar_sim::countTilesUsed(compiled->engine_->getTileMemory());
   compiled->resources_ = emitter->TakeResources();
   compiled->infeeds_ = emitter->TakeInfeeds();
   compiled->outfeeds_ = emitter->TakeOutfeeds();

@@ -66,8 +66,9 @@ class CompiledCluster {
   const ClusterIr& ir() const { return ir_; }
   const poplar_sim::Engine& engine() const { return *engine_; }
   // The memory of the engine's fullest tile (all categories) and how many
-  // tiles hold any of it: fixed at compile time, so computed once rather
-  // than by walking every tile's record on each run.
+  // tiles are used (hold a variable or run a vertex; control code alone
+  // does not count: poplar_sim::TileMemory::used): fixed at compile time,
+  // so computed once rather than by walking every tile's record on each run.
   uint64_t max_tile_bytes() const { return max_tile_bytes_; }
   int tiles_used() const { return tiles_used_; }
 

@@ -2,6 +2,8 @@
 
 #include <deque>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -25,6 +27,42 @@ bool ParseInputString(absl::string_view input, std::string* node_name,
   if (input.empty()) return false;
   *node_name = std::string(input);
   return true;
+}
+
+absl::Status ValidateNodeName(absl::string_view name, absl::string_view op) {
+  // Escaped: the name may hold any bytes, NULs included.
+  const std::string shown = absl::CHexEscape(name);
+  const std::string which =
+      op.empty() ? absl::StrCat("Node name '", shown, "'")
+                 : absl::StrCat("Node name '", shown, "' (op: '", op, "')");
+  if (name.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op.empty() ? "A node" : absl::StrCat("A node of op '", op, "'"),
+                     " has an empty name"));
+  }
+  constexpr absl::string_view kRule =
+      "a node name starts with a letter, a digit, '.' or '_' (a leading '_' "
+      "marks the runtime's internal nodes) and goes on with letters, digits "
+      "and '_', '.', '-', '/', '>'";
+  auto is_alnum = [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)); };
+  const char first = name[0];
+  if (!is_alnum(first) && first != '.' && first != '_') {
+    return absl::InvalidArgumentError(absl::StrCat(
+        which, " is invalid: it starts with ", absl::CHexEscape(name.substr(0, 1)),
+        "; ", kRule));
+  }
+  for (size_t i = 1; i < name.size(); ++i) {
+    const char c = name[i];
+    if (is_alnum(c) || c == '_' || c == '.' || c == '-' || c == '/' || c == '>') continue;
+    const std::string why =
+        c == ':' ? " (':' separates a node from an output index, as in 'node:0')"
+        : c == '^' ? " ('^' marks a control input)"
+                   : "";
+    return absl::InvalidArgumentError(absl::StrCat(
+        which, " is invalid: character '", absl::CHexEscape(name.substr(i, 1)),
+        "' at position ", i, " is not allowed", why, "; ", kRule));
+  }
+  return absl::OkStatus();
 }
 
 namespace {
@@ -65,10 +103,7 @@ std::string Graph::UniqueName(absl::string_view prefix) {
 }
 
 absl::StatusOr<Node*> Graph::AddNode(NodeDef def) {
-  if (def.name().empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("a node of op '", def.op(), "' has an empty name"));
-  }
+  RETURN_IF_ERROR(ValidateNodeName(def.name(), def.op()));
   if (by_name_.contains(def.name())) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Duplicate node name in graph: '", def.name(), "'"));
@@ -324,7 +359,13 @@ absl::Status Graph::ValidateAndInfer(Node* n) {
   }
 
   if (op.name == "Const") {
-    ASSIGN_OR_RETURN(n->constant_, GetNodeAttr<Tensor>(def, "value"));
+    absl::StatusOr<Tensor> value = GetNodeAttr<Tensor>(def, "value");
+    if (!value.ok()) {
+      return absl::Status(value.status().code(),
+                          absl::StrCat("Node '", def.name(), "' (op: 'Const'): attr 'value': ",
+                                       value.status().message()));
+    }
+    n->constant_ = *std::move(value);
     n->has_constant_ = true;
     if (n->constant_.dtype() != n->output_types_[0]) {
       return NodeError(def, absl::StrCat(
@@ -377,6 +418,9 @@ absl::Status Graph::Extend(const GraphDef& def) {
   absl::flat_hash_map<std::string, int> index;
   for (int i = 0; i < n; ++i) {
     const std::string& name = def.node(i).name();
+    // Before inputs are resolved: "a:0" would otherwise be read as output 0
+    // of a node 'a'.
+    RETURN_IF_ERROR(ValidateNodeName(name, def.node(i).op()));
     if (by_name_.contains(name) || !index.emplace(name, i).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("Duplicate node name in graph: '", name, "'"));

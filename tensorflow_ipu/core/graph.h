@@ -84,6 +84,14 @@ class Node {
   Tensor constant_;
 };
 
+// OK if `name` is a valid node name: TensorFlow's rule
+// [A-Za-z0-9.][A-Za-z0-9_.\-/>]*, and a leading '_', which TensorFlow keeps
+// for internal nodes (the runtime names its cluster nodes "_ipu_cluster_0").
+// Otherwise InvalidArgument naming the node (and `op`, if given), the
+// character at fault and the rule. Graph::AddNode and Graph::FromGraphDef
+// check every name.
+absl::Status ValidateNodeName(absl::string_view name, absl::string_view op = "");
+
 // Parses "name", "name:3" or "^name". Returns false if malformed.
 bool ParseInputString(absl::string_view input, std::string* node_name,
                       int* index, bool* is_control);

@@ -177,6 +177,69 @@ TEST(GraphTest, FailedExtendLeavesGraphUnchanged) {
   EXPECT_TRUE(g->FindNode("a")->data_consumers().empty());
 }
 
+TEST(GraphTest, NodeNamesFollowTensorFlowsRule) {
+  for (const char* good : {"a", "A9", "9a", ".hidden", "scope/sub-op_1", "a>b",
+                           "_ipu_cluster_0", "_ipu_cluster_0/output_1"}) {
+    EXPECT_TRUE(ValidateNodeName(good).ok()) << good << ": " << ValidateNodeName(good);
+  }
+  EXPECT_EQ(ValidateNodeName("a:0", "NoOp").message(),
+            "Node name 'a:0' (op: 'NoOp') is invalid: character ':' at position 1 is "
+            "not allowed (':' separates a node from an output index, as in 'node:0'); "
+            "a node name starts with a letter, a digit, '.' or '_' (a leading '_' marks "
+            "the runtime's internal nodes) and goes on with letters, digits and '_', "
+            "'.', '-', '/', '>'");
+  EXPECT_EQ(ValidateNodeName("^a").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(ValidateNodeName("a^b").message().find("'^' marks a control input"),
+            std::string::npos);
+  EXPECT_NE(ValidateNodeName("-a").message().find("it starts with -"), std::string::npos);
+  EXPECT_NE(ValidateNodeName("/a").message().find("it starts with /"), std::string::npos);
+  EXPECT_NE(ValidateNodeName("a b").message().find("character ' ' at position 1"),
+            std::string::npos);
+  EXPECT_NE(ValidateNodeName(std::string("a\0b", 3)).message().find("Node name 'a\\x00\\x62' is invalid: character '\\x00' at position 1"),
+            std::string::npos)
+      << ValidateNodeName(std::string("a\0b", 3));
+  EXPECT_NE(ValidateNodeName("caf\xc3\xa9").message().find("Node name 'caf\\xc3\\xa9' is invalid: character '\\xc3' at position 3"),
+            std::string::npos)
+      << ValidateNodeName("caf\xc3\xa9");
+  EXPECT_EQ(ValidateNodeName("", "Neg").message(), "A node of op 'Neg' has an empty name");
+}
+
+// "a:0" would read as output 0 of a node 'a': both the import and AddNode
+// refuse the name before anything refers to it.
+TEST(GraphTest, InvalidNodeNameIsRefusedOnImportAndAdd) {
+  ExpectError(R"pb(node { name: "a:0" op: "NoOp" }
+                   node { name: "b" op: "NoOp" input: "^a:0" })pb",
+              absl::StatusCode::kInvalidArgument,
+              "Node name 'a:0' (op: 'NoOp') is invalid: character ':' at position 1");
+  Graph g;
+  NodeDef def;
+  def.set_name("x y");
+  def.set_op("NoOp");
+  absl::StatusOr<Node*> n = g.AddNode(def);
+  EXPECT_EQ(n.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(n.status().message().find("Node name 'x y' (op: 'NoOp') is invalid"),
+            std::string::npos)
+      << n.status();
+  EXPECT_EQ(g.num_nodes(), 0);
+  def.set_name("_internal");
+  ASSERT_TRUE(g.AddNode(def).ok());
+}
+
+TEST(GraphTest, MalformedConstValueNamesTheNode) {
+  // 3 bytes of content for one float.
+  ExpectError(R"pb(node {
+                     name: "bad_const"
+                     op: "Const"
+                     attr { key: "dtype" value { type: DT_FLOAT } }
+                     attr { key: "value" value { tensor {
+                       dtype: DT_FLOAT tensor_shape { dim { size: 1 } }
+                       tensor_content: "abc" } } }
+                   })pb",
+              absl::StatusCode::kInvalidArgument,
+              "Node 'bad_const' (op: 'Const'): attr 'value': TensorProto of type float and "
+              "shape [1] has 3 bytes of content; expected 4");
+}
+
 TEST(GraphTest, UniqueNames) {
   Graph g;
   EXPECT_EQ(g.UniqueName("add"), "add");

@@ -38,7 +38,7 @@ struct IpuClusterProfile {
   uint64_t variable_bytes_restored = 0;
   double variable_seconds = 0;
   uint64_t max_tile_bytes = 0;    // memory of the fullest tile (all categories)
-  int tiles_used = 0;             // tiles holding any of the engine's memory
+  int tiles_used = 0;             // tiles holding a variable or running a vertex
   bool compiled = false;          // this run compiled the cluster
 };
 

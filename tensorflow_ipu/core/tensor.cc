@@ -1,7 +1,9 @@
 #include "tensorflow_ipu/core/tensor.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/status_macros.h"
@@ -44,6 +46,20 @@ absl::StatusOr<Tensor> Tensor::Create(DataType dtype, const TensorShape& shape) 
         " bytes)"));
   }
   return t;
+}
+
+absl::Status Tensor::ValueCountMismatch(size_t count, DataType dtype,
+                                        const TensorShape& shape) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      count, " value(s) given for a tensor of type ", DataTypeString(dtype), " and shape ",
+      shape.DebugString(), ", which holds ", shape.num_elements(),
+      "; give exactly one value per element"));
+}
+
+void Tensor::DieOnBadLiteral(const char* what, const absl::Status& status) {
+  std::fprintf(stderr, "%s: %s\n", what, std::string(status.message()).c_str());
+  std::fflush(stderr);
+  std::abort();
 }
 
 absl::StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {

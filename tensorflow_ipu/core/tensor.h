@@ -8,12 +8,15 @@
 #ifndef TENSORFLOW_IPU_CORE_TENSOR_H_
 #define TENSORFLOW_IPU_CORE_TENSOR_H_
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "tensorflow_ipu/core/proto/tensor.pb.h"
@@ -58,13 +61,32 @@ class Tensor {
   Tensor(DataType dtype, const TensorShape& shape);
   static absl::StatusOr<Tensor> Create(DataType dtype, const TensorShape& shape);
 
-  // A tensor holding `values` with `shape` (whose element count must match).
+  // A tensor holding `values` with `shape`. InvalidArgument if the shape is
+  // not fully defined, is larger than kMaxElements, or does not hold exactly
+  // values.size() elements (naming both counts and the shape);
+  // ResourceExhausted if the host has no memory for it. For values that come
+  // from outside the program.
+  template <typename T>
+  static absl::StatusOr<Tensor> FromValues(const std::vector<T>& values,
+                                           const TensorShape& shape) {
+    absl::StatusOr<Tensor> t = Create(DataTypeToEnum<T>::value, shape);
+    if (!t.ok()) return t.status();
+    if (static_cast<int64_t>(values.size()) != t->NumElements()) {
+      return ValueCountMismatch(values.size(), t->dtype(), shape);
+    }
+    std::copy(values.begin(), values.end(), t->data<T>());
+    return t;
+  }
+  // FromValues for values known to fit the shape, such as literals in code:
+  // FromVector<float>({1, 2}, {1, 2}). A mismatch is a mistake in the
+  // program, so, as TensorFlow's test::AsTensor does, it stops the program
+  // with FromValues' message instead of writing past the buffer.
   template <typename T>
   static Tensor FromVector(const std::vector<T>& values,
                            const TensorShape& shape) {
-    Tensor t(DataTypeToEnum<T>::value, shape);
-    for (size_t i = 0; i < values.size(); ++i) t.data<T>()[i] = values[i];
-    return t;
+    absl::StatusOr<Tensor> t = FromValues(values, shape);
+    if (!t.ok()) DieOnBadLiteral("Tensor::FromVector", t.status());
+    return *std::move(t);
   }
   // A rank-1 tensor holding `values`.
   template <typename T>
@@ -165,6 +187,11 @@ class Tensor {
   std::string SummaryString() const;
 
  private:
+  static absl::Status ValueCountMismatch(size_t count, DataType dtype,
+                                         const TensorShape& shape);
+  [[noreturn]] static void DieOnBadLiteral(const char* what,
+                                           const absl::Status& status);
+
   DataType dtype_ = DT_INVALID;
   TensorShape shape_;
   int64_t num_elements_ = 0;

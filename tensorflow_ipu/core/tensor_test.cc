@@ -58,6 +58,42 @@ TEST(TensorTest, CreateRejectsPartialAndHugeShapes) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(TensorTest, FromValuesChecksTheCountAgainstTheShape) {
+  absl::StatusOr<Tensor> ok = Tensor::FromValues<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->DebugString(), "[[1. 2. 3.]\n [4. 5. 6.]]");
+
+  absl::StatusOr<Tensor> more = Tensor::FromValues<float>({1, 2, 3, 4, 5}, TensorShape({2, 2}));
+  EXPECT_EQ(more.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(more.status().message(),
+            "5 value(s) given for a tensor of type float and shape [2,2], which holds 4; "
+            "give exactly one value per element");
+  absl::StatusOr<Tensor> fewer = Tensor::FromValues<int32_t>({1}, TensorShape({3}));
+  EXPECT_EQ(fewer.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(fewer.status().message(),
+            "1 value(s) given for a tensor of type int32 and shape [3], which holds 3; "
+            "give exactly one value per element");
+  // The shape is checked before anything is allocated or written.
+  absl::StatusOr<Tensor> partial = Tensor::FromValues<float>({1, 2}, TensorShape({-1, 2}));
+  EXPECT_EQ(partial.status().code(), absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<Tensor> huge =
+      Tensor::FromValues<float>({1}, TensorShape({int64_t{1} << 32, int64_t{1} << 32, 2}));
+  EXPECT_EQ(huge.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(huge.status().message().find("more than 2^38 elements"), std::string::npos)
+      << huge.status();
+  absl::StatusOr<Tensor> empty = Tensor::FromValues<float>({}, TensorShape({0, 3}));
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_EQ(empty->NumElements(), 0);
+}
+
+// FromVector is for literals in code: a count that does not fit stops the
+// program with the reason, instead of writing past the buffer.
+TEST(TensorDeathTest, FromVectorWithTooManyValuesStopsWithTheReason) {
+  EXPECT_DEATH(Tensor::FromVector<float>({1, 2, 3, 4, 5}, TensorShape({2, 2})),
+               "Tensor::FromVector: 5 value\\(s\\) given for a tensor of type float "
+               "and shape \\[2,2\\], which holds 4");
+}
+
 TEST(TensorTest, ProtoRoundTripAllTypes) {
   std::vector<Tensor> values = {
       Tensor::Vector<float>({1.5f, -2.f}),

@@ -95,6 +95,79 @@ TEST(BadGraphTest, AttrOfTheWrongType) {
                     "attr 'transpose_a' has a value of kind string, expected bool");
 }
 
+// "a:0" would be read as output 0 of a node 'a', so fetching it could
+// never work: the name is refused when the graph is imported.
+TEST(BadGraphTest, NodeNameWithAnOutputIndex) {
+  ExpectCreateFails(R"pb(node { name: "a:0" op: "Neg" input: "x" })pb",
+                    absl::StatusCode::kInvalidArgument,
+                    "Node name 'a:0' (op: 'Neg') is invalid: character ':' at position 1 "
+                    "is not allowed (':' separates a node from an output index");
+}
+
+TEST(BadGraphTest, NodeNameWithASpace) {
+  ExpectCreateFails(R"pb(node { name: "my node" op: "Neg" input: "x" })pb",
+                    absl::StatusCode::kInvalidArgument,
+                    "Node name 'my node' (op: 'Neg') is invalid: character ' ' at position 2");
+}
+
+TEST(BadGraphTest, NodeNameStartingWithADash) {
+  ExpectCreateFails(R"pb(node { name: "-z" op: "Neg" input: "x" })pb",
+                    absl::StatusCode::kInvalidArgument,
+                    "Node name '-z' (op: 'Neg') is invalid: it starts with -");
+}
+
+TEST(BadGraphTest, EmptyNodeName) {
+  ExpectCreateFails(R"pb(node { name: "" op: "Neg" input: "x" })pb",
+                    absl::StatusCode::kInvalidArgument,
+                    "A node of op 'Neg' has an empty name");
+}
+
+// A Const whose value is malformed: the error names the node.
+TEST(BadGraphTest, ConstContentOfTheWrongSize) {
+  ExpectCreateFails(R"pb(node {
+                      name: "short_const"
+                      op: "Const"
+                      attr { key: "dtype" value { type: DT_FLOAT } }
+                      attr { key: "value" value { tensor {
+                        dtype: DT_FLOAT tensor_shape { dim { size: 2 } }
+                        tensor_content: "abcde" } } }
+                    })pb",
+                    absl::StatusCode::kInvalidArgument,
+                    "Node 'short_const' (op: 'Const'): attr 'value': TensorProto of type "
+                    "float and shape [2] has 5 bytes of content; expected 8");
+}
+
+TEST(BadGraphTest, ConstWithMoreValuesThanElements) {
+  ExpectCreateFails(R"pb(node {
+                      name: "long_const"
+                      op: "Const"
+                      attr { key: "dtype" value { type: DT_FLOAT } }
+                      attr { key: "value" value { tensor {
+                        dtype: DT_FLOAT tensor_shape { dim { size: 2 } }
+                        float_val: 1 float_val: 2 float_val: 3 } } }
+                    })pb",
+                    absl::StatusCode::kInvalidArgument,
+                    "Node 'long_const' (op: 'Const'): attr 'value': TensorProto of shape "
+                    "[2] holds 3 values; expected 2");
+}
+
+TEST(BadGraphTest, ConstWhoseShapeOverflows) {
+  ExpectCreateFails(R"pb(node {
+                      name: "huge_const"
+                      op: "Const"
+                      attr { key: "dtype" value { type: DT_FLOAT } }
+                      attr { key: "value" value { tensor {
+                        dtype: DT_FLOAT
+                        tensor_shape {
+                          dim { size: 4294967296 } dim { size: 4294967296 } dim { size: 2 }
+                        }
+                        float_val: 1 } } }
+                    })pb",
+                    absl::StatusCode::kInvalidArgument,
+                    "Node 'huge_const' (op: 'Const'): attr 'value': shape "
+                    "[4294967296,4294967296,2] has more than 2^38 elements");
+}
+
 TEST(BadGraphTest, EmptyGraphDefIsValidButHasNothingToRun) {
   std::unique_ptr<Session> session = NewSession();
   ASSERT_TRUE(session->Create(GraphDef()).ok());

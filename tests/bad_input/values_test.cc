@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/ipu/scopes.h"
@@ -35,6 +36,60 @@ const std::vector<int32_t>& AwkwardAsInt32() {
 }
 
 using UndefinedConversionTest = testing::IpuTest;
+using ::testing::HasSubstr;
+
+// More values than the shape holds: an error, never a write past the
+// tensor's buffer; and the values can then be given again, rightly.
+TEST(BadValuesTest, MoreValuesThanTheShapeHolds) {
+  absl::StatusOr<Tensor> t =
+      Tensor::FromValues<float>({1, 2, 3, 4, 5, 6, 7}, TensorShape({2, 3}));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.status().message(),
+            "7 value(s) given for a tensor of type float and shape [2,3], which "
+            "holds 6; give exactly one value per element");
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, ops::Placeholder::Shape({2, 3}));
+  auto y = ops::Neg(root, x);
+  ClientSession session(root);
+  absl::StatusOr<Tensor> good = Tensor::FromValues<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
+  ASSERT_TRUE(good.ok()) << good.status();
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session.Run({{x, *good}}, {y}, &out).ok());
+  EXPECT_EQ(out[0].DebugString(), "[[-1. -2. -3.]\n [-4. -5. -6.]]");
+}
+
+TEST(BadValuesTest, FewerValuesThanTheShapeHolds) {
+  absl::StatusOr<Tensor> t = Tensor::FromValues<int32_t>({1, 2}, TensorShape({3}));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(t.status().message()),
+              HasSubstr("2 value(s) given for a tensor of type int32 and shape [3], "
+                        "which holds 3"));
+}
+
+TEST(BadValuesTest, ValuesForAShapeThatOverflows) {
+  absl::StatusOr<Tensor> t = Tensor::FromValues<float>(
+      {1}, TensorShape({int64_t{1} << 32, int64_t{1} << 32, 2}));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(t.status().message()),
+              HasSubstr("shape [4294967296,4294967296,2] has more than 2^38 elements"));
+}
+
+// A name TensorFlow refuses, given through the client Scope: the scope's
+// status names it, and a graph built afresh still runs.
+TEST(BadValuesTest, ScopeOpNameWithAnOutputIndex) {
+  Scope root = Scope::NewRootScope();
+  ops::Const(root.WithOpName("a:0"), 1.f);
+  EXPECT_EQ(root.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(root.status().message()),
+              HasSubstr("Node name 'a:0' (op: 'Const') is invalid: character ':' at "
+                        "position 1"));
+  Scope fresh = Scope::NewRootScope();
+  auto good = ops::Const(fresh.WithOpName("a"), 1.f);
+  ClientSession session(fresh);
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session.Run({}, {good}, &out).ok());
+  EXPECT_EQ(out[0].DebugString(), "1.0");
+}
 
 TEST_F(UndefinedConversionTest, FloatToInt32OnTheHostAndTheIpu) {
   Configure(1, "--use_ipu_model --ipu_model_tiles=4");
