@@ -151,11 +151,18 @@ std::string shapeToString(absl::Span<const size_t> shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
 }
 
-Tensor::Tensor()
-    : Tensor(std::make_shared<Rep>(Rep{
+Tensor::Tensor() : Tensor(EmptyRep()) {}
+
+// One shared representation for every empty tensor: programs hold several
+// empty tensors per node, and 200,000-node programs are built in a loop.
+const std::shared_ptr<const Tensor::Rep>& Tensor::EmptyRep() {
+  static const std::shared_ptr<const Rep>* const empty =
+      new std::shared_ptr<const Rep>(std::make_shared<Rep>(Rep{
           FLOAT, {}, {}, 0, nullptr,
           absl::FailedPreconditionError(
-              "Use of an empty (default-constructed) Tensor")})) {}
+              "Use of an empty (default-constructed) Tensor")}));
+  return *empty;
+}
 
 Tensor Tensor::makeVariable(uint64_t graphId, uint32_t var, Type type,
                             std::vector<size_t> shape,

@@ -110,6 +110,7 @@ class Tensor {
 
  private:
   struct Rep;
+  static const std::shared_ptr<const Rep>& EmptyRep();
   explicit Tensor(std::shared_ptr<const Rep> rep) : rep_(std::move(rep)) {}
   Tensor invalidArg(const std::string& what) const;
   std::shared_ptr<const Rep> rep_;
