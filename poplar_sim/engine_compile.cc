@@ -1,6 +1,7 @@
 // Engine compilation: validation, static costs and memory layout.
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -129,8 +130,11 @@ absl::StatusOr<unsigned> EngineImpl::enterStep(
       break;
     case Kind::EXECUTE: {
       if (n->cs.graphId != graph->id || n->cs.id >= graph->computeSets.size()) {
-        return absl::InvalidArgumentError(
-            "Execute: the compute set belongs to another graph");
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Execute", n->debugName.empty() ? "" : absl::StrCat(" '", n->debugName, "'"),
+            ": ", describeComputeSet(n->cs),
+            n->cs.graphId == 0 ? "" : " belongs to another graph than the engine's",
+            "; execute compute sets of the engine's graph"));
       }
       const ComputeSetProfile& csp = profile.computeSets[n->cs.id];
       cost = csp.staticCost;
@@ -326,7 +330,16 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
   for (size_t v = 0; v < graph->variables.size(); ++v) {
     const VariableRecord& r = graph->variables[v];
     const size_t bytes = r.numElements * typeSize(r.type);
-    data[v].reset(new char[std::max<size_t>(bytes, 1)]());
+    // Host memory for the simulated device memory: with
+    // debug.allowOutOfMemory a variable may be larger than the host has.
+    data[v].reset(new (std::nothrow) char[std::max<size_t>(bytes, 1)]());
+    if (data[v] == nullptr) {
+      data.clear();
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "The host cannot allocate the ", bytes, " bytes of tensor '", *r.name,
+          "' ", typeName(r.type), shapeToString(r.shape),
+          " (the simulator keeps every variable in host memory); make it smaller"));
+    }
     if (r.isConstant && bytes > 0) {
       std::memcpy(data[v].get(), r.constantData.data(), bytes);
     }

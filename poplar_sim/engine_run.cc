@@ -170,14 +170,24 @@ absl::Status EngineImpl::executeVertices(unsigned cs) {
           GatherAnyRun(data[r.var].get(), es, r, out);
         });
       }
-      f->bind(buf, n);
+      f->bind(buf, n, options.checkVertexFields);
       if (f->direction() != FieldDirection::INPUT) {
         b.writes.emplace_back(b.buffers.size() - 1, fi);
       }
     }
   }
   for (size_t i = 0; i < bound.size(); ++i) {
-    if (!bound[i].vertex->compute()) {
+    const bool ok = bound[i].vertex->compute();
+    // Checked mode: an index past a field is reported before anything is
+    // written back (the outputs were computed from scratch values).
+    if (const auto& bad = bound[i].vertex->outOfRangeAccess()) {
+      return absl::OutOfRangeError(absl::StrCat(
+          describeVertex(*graph, rec.vertices[i]), ": field '", bad->field,
+          "' was indexed at ", bad->index, " but holds ", bad->size,
+          " element(s) (found by debug.checkVertexFields); the codelet must "
+          "index each field within its own size()"));
+    }
+    if (!ok) {
       return absl::InternalError(absl::StrCat(
           describeVertex(*graph, rec.vertices[i]), ": compute() returned false"));
     }

@@ -119,6 +119,13 @@ struct TensorViewBuilder {
         const int64_t len = static_cast<int64_t>(resShape.back());
         Small<size_t> idx(resRank - 1, 0);
         size_t rows = total / resShape.back();
+        if (rows > kMaxViewRuns) {
+          return Tensor::makeError(absl::ResourceExhaustedError(absl::StrCat(
+              "A view of tensor '", src.getDebugName(), "' ", src.shapeToString(),
+              " with shape ", poplar_sim::shapeToString(resShape), " would need ",
+              rows, " element runs, more than ", kMaxViewRuns,
+              "; copy the tensor into the layout you need instead")));
+        }
         for (size_t row = 0; row < rows; ++row) {
           int64_t pos = base;
           for (size_t j = 0; j + 1 < resRank; ++j) pos += coef[j] * idx[j];
@@ -144,6 +151,21 @@ struct TensorViewBuilder {
 size_t shapeNumElements(absl::Span<const size_t> shape) {
   size_t n = 1;
   for (size_t d : shape) n *= d;
+  return n;
+}
+
+std::optional<size_t> checkedNumElements(absl::Span<const size_t> shape,
+                                         size_t elementBytes) {
+  uint64_t n = 1;
+  for (size_t d : shape) {
+    if (__builtin_mul_overflow(n, uint64_t{d}, &n)) return std::nullopt;
+  }
+  // Checked after the product: a zero dimension makes any shape empty.
+  uint64_t bytes;
+  if (__builtin_mul_overflow(n, uint64_t{std::max<size_t>(elementBytes, 1)}, &bytes) ||
+      bytes > kMaxTensorBytes) {
+    return std::nullopt;
+  }
   return n;
 }
 
@@ -295,7 +317,8 @@ Tensor Tensor::index(absl::Span<const size_t> indices) const {
 
 Tensor Tensor::reshape(std::vector<size_t> newShape) const {
   if (!valid()) return *this;
-  if (shapeNumElements(newShape) != numElements()) {
+  const std::optional<size_t> n = checkedNumElements(newShape, typeSize(elementType()));
+  if (!n.has_value() || *n != numElements()) {
     return invalidArg(absl::StrCat("reshape to ",
                                    poplar_sim::shapeToString(newShape),
                                    " changes the number of elements"));
@@ -366,6 +389,21 @@ Tensor Tensor::transpose() const {
 Tensor Tensor::broadcast(unsigned N, unsigned d) const {
   if (!valid()) return *this;
   if (d >= rank()) return invalidArg("broadcast: dimension out of range");
+  {
+    std::vector<size_t> resShape = shape();
+    resShape[d] = resShape[d] * N;
+    if (!checkedNumElements(resShape, typeSize(elementType())).has_value() ||
+        (shape()[d] != 0 && resShape[d] / shape()[d] != N)) {
+      return invalidArg(absl::StrCat("broadcast: ", N, " copies along dimension ", d,
+                                     " overflow the element count"));
+    }
+    if (shape()[d] != 1 && uint64_t{N} * runs().size() > kMaxViewRuns) {
+      return makeError(absl::ResourceExhaustedError(absl::StrCat(
+          "broadcast: ", N, " copies of tensor '", getDebugName(), "' ", shapeToString(),
+          " along dimension ", d, " would need more than ", kMaxViewRuns,
+          " element runs; broadcast a dimension of size 1 instead (a stride-0 view)")));
+    }
+  }
   if (shape()[d] == 1) {
     std::vector<size_t> resShape = shape();
     resShape[d] = N;
@@ -450,6 +488,8 @@ Tensor concat(absl::Span<const Tensor> tensors, unsigned dim) {
                                          " out of range"));
   }
   size_t total = 0;
+  size_t runs = 0;
+  bool overflow = false;
   for (const Tensor& t : tensors) {
     bool ok = t.rank() == first.rank() &&
               t.elementType() == first.elementType() &&
@@ -464,7 +504,21 @@ Tensor concat(absl::Span<const Tensor> tensors, unsigned dim) {
           " does not match '", first.getDebugName(), "' ",
           typeName(first.elementType()), first.shapeToString())));
     }
-    total += t.shape()[dim];
+    overflow |= __builtin_add_overflow(total, t.shape()[dim], &total);
+    runs += t.runs().size();
+  }
+  std::vector<size_t> joined = first.shape();
+  joined[dim] = total;
+  if (overflow ||
+      !checkedNumElements(joined, typeSize(first.elementType())).has_value()) {
+    return first.invalidArg(absl::StrCat("concat of ", tensors.size(),
+                                         " tensors along dimension ", dim,
+                                         " overflows the element count"));
+  }
+  if (runs > kMaxViewRuns) {
+    return Tensor::makeError(absl::ResourceExhaustedError(absl::StrCat(
+        "concat of ", tensors.size(), " tensors starting with '", first.getDebugName(),
+        "' would need ", runs, " element runs, more than ", kMaxViewRuns)));
   }
   if (dim != 0) {
     std::vector<Tensor> rolled;
