@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/engine_internal.h"
+#include "poplar_sim/program_check.h"
 #include "poplar_sim/status_macros.h"
 
 namespace poplar_sim {
@@ -33,6 +34,9 @@ Engine::~Engine() = default;
 absl::StatusOr<Engine> Engine::create(
     const Graph& graph, const std::vector<program::Program>& programs,
     const OptionFlags& options, const std::vector<std::string>& programNames) {
+  // First, before anything else can fail: it also cuts the cycles it finds,
+  // so that their nodes can be freed.
+  POPLAR_SIM_RETURN_IF_ERROR(internal::checkPrograms(programs));
   auto impl = std::make_unique<internal::EngineImpl>();
   POPLAR_SIM_ASSIGN_OR_RETURN(impl->options, resolveEngineOptions(options));
   impl->id = NextEngineId();

@@ -292,7 +292,6 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
     }
   }
 
-  POPLAR_SIM_RETURN_IF_ERROR(checkPrograms(programs));
   for (size_t i = 0; i < programs.size(); ++i) {
     absl::StatusOr<unsigned> root = compileProgram(programs[i]);
     if (!root.ok()) {

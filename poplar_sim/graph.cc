@@ -150,6 +150,18 @@ Tensor Graph::addConstantRaw(Type type, std::vector<size_t> shape,
     return addVariable(type, std::move(shape), debugName.empty() ? "const" : debugName);
   }
   const size_t n = *checked;
+  // A constant's values are stored on the host as the graph is built; one
+  // larger than the whole target's memory could never be loaded.
+  const uint64_t targetBytes =
+      uint64_t{target_.getNumTiles()} * target_.getBytesPerTile();
+  if (n * typeSize(type) > targetBytes) {
+    Tensor err = Tensor::makeError(absl::ResourceExhaustedError(absl::StrCat(
+        "addConstant: constant '", debugName, "' ", typeName(type), shapeToString(shape),
+        " needs ", n * typeSize(type), " bytes, more than the target's ", targetBytes,
+        " bytes of memory")));
+    recordError(err.status());
+    return err;
+  }
   if (values == nullptr && numValues > 0) {
     Tensor err = Tensor::makeError(absl::InvalidArgumentError(absl::StrCat(
         "addConstant '", debugName, "': the values pointer is null")));

@@ -78,9 +78,23 @@ struct TensorViewBuilder {
     const size_t resRank = resShape.size();
     Small<int64_t> coef(resRank, 0);
     int64_t base = 0;
+    // Checked: a step (subSample) or offset times a large stride can
+    // overflow even for a valid shape.
+    bool overflow = false;
     for (size_t d = 0; d < srcRank; ++d) {
-      base += map[d].offset * srcStride[d];
-      if (map[d].resDim >= 0) coef[map[d].resDim] += map[d].step * srcStride[d];
+      int64_t term;
+      overflow |= __builtin_mul_overflow(map[d].offset, srcStride[d], &term) ||
+                  __builtin_add_overflow(base, term, &base);
+      if (map[d].resDim >= 0) {
+        overflow |= __builtin_mul_overflow(map[d].step, srcStride[d], &term) ||
+                    __builtin_add_overflow(coef[map[d].resDim], term, &coef[map[d].resDim]);
+      }
+    }
+    if (overflow) {
+      return Tensor::makeError(absl::InvalidArgumentError(absl::StrCat(
+          "A view of tensor '", src.getDebugName(), "' ", src.shapeToString(),
+          " with shape ", poplar_sim::shapeToString(resShape),
+          " has element positions that overflow 64 bits")));
     }
     // Cumulative start position of each source run in source flat order.
     Small<int64_t> cum(s.runs.size() + 1, 0);
@@ -156,17 +170,23 @@ size_t shapeNumElements(absl::Span<const size_t> shape) {
 
 std::optional<size_t> checkedNumElements(absl::Span<const size_t> shape,
                                          size_t elementBytes) {
-  uint64_t n = 1;
+  // The product of the non-zero dimensions must fit too: views compute
+  // strides from them even when another dimension is 0 ({0, 2^62, 5}).
+  uint64_t nonZero = 1;
+  bool empty = false;
   for (size_t d : shape) {
-    if (__builtin_mul_overflow(n, uint64_t{d}, &n)) return std::nullopt;
+    if (d == 0) {
+      empty = true;
+    } else if (__builtin_mul_overflow(nonZero, uint64_t{d}, &nonZero)) {
+      return std::nullopt;
+    }
   }
-  // Checked after the product: a zero dimension makes any shape empty.
   uint64_t bytes;
-  if (__builtin_mul_overflow(n, uint64_t{std::max<size_t>(elementBytes, 1)}, &bytes) ||
+  if (__builtin_mul_overflow(nonZero, uint64_t{std::max<size_t>(elementBytes, 1)}, &bytes) ||
       bytes > kMaxTensorBytes) {
     return std::nullopt;
   }
-  return n;
+  return empty ? 0 : nonZero;
 }
 
 std::string shapeToString(absl::Span<const size_t> shape) {
@@ -397,7 +417,9 @@ Tensor Tensor::broadcast(unsigned N, unsigned d) const {
       return invalidArg(absl::StrCat("broadcast: ", N, " copies along dimension ", d,
                                      " overflow the element count"));
     }
-    if (shape()[d] != 1 && uint64_t{N} * runs().size() > kMaxViewRuns) {
+    // Copies are concatenated: N tensors, then N times the runs.
+    if (shape()[d] != 1 &&
+        uint64_t{N} * std::max<size_t>(runs().size(), 1) > kMaxViewRuns) {
       return makeError(absl::ResourceExhaustedError(absl::StrCat(
           "broadcast: ", N, " copies of tensor '", getDebugName(), "' ", shapeToString(),
           " along dimension ", d, " would need more than ", kMaxViewRuns,

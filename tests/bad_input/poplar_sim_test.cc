@@ -289,6 +289,14 @@ TEST_F(PoplarSimBadInputTest, ConstantWhoseShapeOverflows) {
   ExpectGraphError(g, absl::StatusCode::kInvalidArgument, {"tensor 'bad_const'", "[9223372036854775808,2]"});
 }
 
+TEST_F(PoplarSimBadInputTest, ConstantLargerThanTheTarget) {
+  // Found by poplar_sim_fuzzer: the values were allocated on the host first.
+  Graph g(device_.getTarget());
+  EXPECT_FALSE(g.addConstant<float>(FLOAT, {size_t{1} << 36}, 1.0f, "fill").valid());
+  ExpectGraphError(g, absl::StatusCode::kResourceExhausted,
+                   {"constant 'fill' float[68719476736]", "target's 2555904 bytes"});
+}
+
 TEST_F(PoplarSimBadInputTest, ConstantWithTooManyValuesOrNullValues) {
   Graph g(device_.getTarget());
   EXPECT_FALSE(g.addConstant<float>(FLOAT, {2}, {1, 2, 3}, "three").valid());
@@ -323,6 +331,10 @@ TEST_F(PoplarSimBadInputTest, BroadcastOfMillionsOfCopies) {
   Tensor b = t.broadcast(static_cast<unsigned>(k2p31), 0);
   ExpectError(b.status(), absl::StatusCode::kResourceExhausted,
               {"2147483648 copies of tensor 'pair'", "element runs"});
+  // Also of an empty tensor (found by poplar_sim_fuzzer: no runs to count,
+  // but a vector of 2^31 copies).
+  Tensor e = g.addVariable(FLOAT, {0}, "none").broadcast(static_cast<unsigned>(k2p31), 0);
+  ExpectError(e.status(), absl::StatusCode::kResourceExhausted, {"copies of tensor 'none'"});
   ExpectDeviceWorks();
 }
 

@@ -249,10 +249,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   BuildGraph(in, graph, b, numTiles);
   (void)graph.status();
 
-  std::vector<Program> roots;
-  for (unsigned i = 1 + in.pick(2); i > 0 && !b.programs.empty(); --i) {
-    roots.push_back(b.programs[in.pick(b.programs.size())]);
-  }
+  // Every program built is given to the engine: Engine::create is where
+  // cycles are found and cut (a cycle never given to an engine is never
+  // freed, as with any cycle of shared pointers).
+  std::vector<Program> roots = b.programs;
   if (roots.empty()) roots.push_back(Sequence());
   OptionFlags options{{"debug.checkVertexFields", "true"}};
   if (in.pick(2)) options.set("debug.executeVerticesIndividually", "true");
