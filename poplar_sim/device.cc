@@ -98,6 +98,12 @@ absl::StatusOr<DeviceManager> DeviceManager::create(unsigned numIPUs,
     return absl::InvalidArgumentError(
         "A DeviceManager needs at least one IPU");
   }
+  // Before allocating anything per IPU.
+  if (numIPUs > kMaxIPUs) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "A DeviceManager of ", numIPUs, " IPUs is larger than the largest "
+        "system the simulator models (", kMaxIPUs, " IPUs)"));
+  }
   DeviceManager m;
   m.system_ = std::make_shared<internal::SystemState>();
   m.system_->ipuOwner.assign(numIPUs, -1);

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/engine_internal.h"
+#include "poplar_sim/program_check.h"
 #include "poplar_sim/status_macros.h"
 
 namespace poplar_sim {
@@ -33,6 +34,9 @@ Engine::~Engine() = default;
 absl::StatusOr<Engine> Engine::create(
     const Graph& graph, const std::vector<program::Program>& programs,
     const OptionFlags& options, const std::vector<std::string>& programNames) {
+  // First, before anything else can fail: it also cuts the cycles it finds,
+  // so that their nodes can be freed.
+  POPLAR_SIM_RETURN_IF_ERROR(internal::checkPrograms(programs));
   auto impl = std::make_unique<internal::EngineImpl>();
   POPLAR_SIM_ASSIGN_OR_RETURN(impl->options, resolveEngineOptions(options));
   impl->id = NextEngineId();
@@ -117,6 +121,33 @@ absl::Status Engine::run(unsigned programIndex, const std::string& debugName) {
   return s;
 }
 
+namespace {
+
+// The size of host buffer [begin, end), or InvalidArgument naming `what`
+// if a pointer is null or the range is backwards. Compared as integers:
+// subtracting pointers into different buffers is undefined.
+absl::StatusOr<size_t> HostRangeBytes(const std::string& what, const void* begin,
+                                      const void* end) {
+  // Both null is an empty buffer (an empty std::vector's data()); the
+  // caller's size check decides whether empty is right.
+  if (begin == nullptr && end == nullptr) return size_t{0};
+  if (begin == nullptr || end == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": the buffer's ", begin == nullptr ? "begin" : "end",
+        " pointer is null; give a host buffer that stays valid while runs use it"));
+  }
+  const uintptr_t b = reinterpret_cast<uintptr_t>(begin);
+  const uintptr_t e = reinterpret_cast<uintptr_t>(end);
+  if (e < b) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": the buffer ends ", b - e,
+        " bytes before it begins (begin and end swapped?)"));
+  }
+  return static_cast<size_t>(e - b);
+}
+
+}  // namespace
+
 absl::Status Engine::connectStream(const std::string& handle, void* begin,
                                    void* end) {
   internal::EngineImpl& e = *impl_;
@@ -127,7 +158,9 @@ absl::Status Engine::connectStream(const std::string& handle, void* begin,
   }
   const DataStream& s = e.graph->streams[it->second];
   const size_t record = s.numElements * typeSize(s.type);
-  const size_t bytes = static_cast<char*>(end) - static_cast<char*>(begin);
+  POPLAR_SIM_ASSIGN_OR_RETURN(
+      const size_t bytes,
+      HostRangeBytes(absl::StrCat("connectStream '", handle, "'"), begin, end));
   if (record == 0 || bytes == 0 || bytes % record != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "connectStream '", handle, "': a buffer of ", bytes,
@@ -149,6 +182,11 @@ absl::Status Engine::connectStream(const std::string& handle, void* buffer) {
         "connectStream: no stream called '", handle, "' in the graph"));
   }
   const DataStream& s = impl_->graph->streams[it->second];
+  if (buffer == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "connectStream '", handle, "': the buffer is null; give a host buffer of one ",
+        "record (", s.numElements, " x ", typeName(s.type), ")"));
+  }
   char* b = static_cast<char*>(buffer);
   return connectStream(handle, b, b + s.numElements * typeSize(s.type));
 }
@@ -159,6 +197,10 @@ absl::Status Engine::connectStreamToCallback(
   if (it == impl_->graph->streamByHandle.end()) {
     return absl::NotFoundError(absl::StrCat(
         "connectStreamToCallback: no stream called '", handle, "'"));
+  }
+  if (!callback) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "connectStreamToCallback '", handle, "': the callback is empty"));
   }
   internal::StreamConnection& c = impl_->streams[it->second];
   c.mode = internal::StreamConnection::Mode::CALLBACK;
@@ -189,6 +231,10 @@ absl::Status Engine::connectStreamToRecords(
   std::vector<const char*> starts;
   starts.reserve(records.size());
   for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].data() == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "connectStreamToRecords '", handle, "': record ", i, " is a null pointer"));
+    }
     if (records[i].size() != bytes) {
       return absl::InvalidArgumentError(absl::StrCat(
           "connectStreamToRecords '", handle, "': record ", i, " has ",
@@ -240,8 +286,9 @@ void CountHostTransfer(internal::EngineImpl& e, uint64_t bytes, bool toDevice) {
 
 absl::Status Engine::writeTensor(const std::string& handle, const void* begin,
                                  const void* end) {
-  const size_t bytes =
-      static_cast<const char*>(end) - static_cast<const char*>(begin);
+  POPLAR_SIM_ASSIGN_OR_RETURN(
+      const size_t bytes,
+      HostRangeBytes(absl::StrCat("writeTensor '", handle, "'"), begin, end));
   POPLAR_SIM_ASSIGN_OR_RETURN(const internal::HostAccessRecord* h,
                               FindHostAccess(*impl_, handle, false, bytes));
   if (h->tensor.containsAliases()) {
@@ -255,7 +302,9 @@ absl::Status Engine::writeTensor(const std::string& handle, const void* begin,
 
 absl::Status Engine::readTensor(const std::string& handle, void* begin,
                                 void* end) {
-  const size_t bytes = static_cast<char*>(end) - static_cast<char*>(begin);
+  POPLAR_SIM_ASSIGN_OR_RETURN(
+      const size_t bytes,
+      HostRangeBytes(absl::StrCat("readTensor '", handle, "'"), begin, end));
   POPLAR_SIM_ASSIGN_OR_RETURN(const internal::HostAccessRecord* h,
                               FindHostAccess(*impl_, handle, true, bytes));
   impl_->gather(h->tensor, begin);

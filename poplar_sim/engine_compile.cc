@@ -1,37 +1,20 @@
 // Engine compilation: validation, static costs and memory layout.
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "poplar_sim/cost_model.h"
 #include "poplar_sim/engine_internal.h"
+#include "poplar_sim/program_check.h"
 #include "poplar_sim/status_macros.h"
 #include "poplar_sim/variable_liveness.h"
 
 namespace poplar_sim {
 namespace internal {
 namespace {
-
-const char* KindName(Kind k) {
-  switch (k) {
-    case Kind::SEQUENCE: return "Sequence";
-    case Kind::EXECUTE: return "Execute";
-    case Kind::COPY: return "Copy";
-    case Kind::STREAM_TO_DEVICE: return "StreamCopy(host->device)";
-    case Kind::STREAM_FROM_DEVICE: return "StreamCopy(device->host)";
-    case Kind::REPEAT: return "Repeat";
-    case Kind::REPEAT_WHILE_TRUE: return "RepeatWhileTrue";
-    case Kind::REPEAT_WHILE_FALSE: return "RepeatWhileFalse";
-    case Kind::IF: return "If";
-    case Kind::SWITCH: return "Switch";
-    case Kind::SYNC: return "Sync";
-    case Kind::WRITE_UNDEF: return "WriteUndef";
-    case Kind::PRINT_TENSOR: return "PrintTensor";
-  }
-  return "?";
-}
 
 std::string Describe(const Tensor& t) {
   return absl::StrCat("'", t.getDebugName(), "' ", typeName(t.elementType()),
@@ -82,17 +65,35 @@ absl::Status EngineImpl::checkTensor(const Tensor& t,
   return absl::OkStatus();
 }
 
-absl::StatusOr<unsigned> EngineImpl::compileNode(const program::Program& p,
-                                                 int parent,
-                                                 std::vector<const void*>& stack) {
-  const std::shared_ptr<program::ProgramNode>& n = p.node();
-  if (n->addedItself ||
-      std::find(stack.begin(), stack.end(), n.get()) != stack.end()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "A ", KindName(n->kind), " program contains itself; programs must "
-        "form a tree (was a Sequence added to itself?)"));
+absl::StatusOr<unsigned> EngineImpl::compileProgram(const program::Program& root) {
+  // Depth-first and iterative, so that any nesting depth compiles: each
+  // step is entered (checked and costed) before its children, which get
+  // the following ids in order, as the profile's steps list them.
+  struct Frame {
+    unsigned id;
+    size_t next = 0;
+  };
+  POPLAR_SIM_ASSIGN_OR_RETURN(const unsigned rootId, enterStep(root.node(), -1));
+  std::vector<Frame> stack = {Frame{rootId}};
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const program::ProgramNode& n = *steps[f.id].node;
+    if (f.next == n.children.size()) {
+      stack.pop_back();
+      continue;
+    }
+    const unsigned parent = f.id;
+    const std::shared_ptr<program::ProgramNode>& child = n.children[f.next++].node();
+    POPLAR_SIM_ASSIGN_OR_RETURN(const unsigned id,
+                                enterStep(child, static_cast<int>(parent)));
+    steps[parent].children.push_back(id);
+    stack.push_back(Frame{id});
   }
-  stack.push_back(n.get());
+  return rootId;
+}
+
+absl::StatusOr<unsigned> EngineImpl::enterStep(
+    const std::shared_ptr<program::ProgramNode>& n, int parent) {
   const unsigned id = static_cast<unsigned>(steps.size());
   steps.emplace_back();
   steps[id].kind = n->kind;
@@ -102,18 +103,13 @@ absl::StatusOr<unsigned> EngineImpl::compileNode(const program::Program& p,
     StepProfile& sp = profile.steps[id];
     sp.id = id;
     sp.parent = parent;
-    sp.kind = KindName(n->kind);
+    sp.kind = programKindName(n->kind);
     sp.name = n->debugName;
   }
   StepCost cost;
   std::vector<unsigned> ipus;
   std::vector<unsigned> allIPUs;
   for (unsigned i = 0; i < target.getNumIPUs(); ++i) allIPUs.push_back(i);
-  auto compileChild = [&](const program::Program& c) -> absl::Status {
-    POPLAR_SIM_ASSIGN_OR_RETURN(unsigned cid, compileNode(c, id, stack));
-    steps[id].children.push_back(cid);
-    return absl::OkStatus();
-  };
   auto checkPredicate = [&](const char* what, bool allowBool) -> absl::Status {
     POPLAR_SIM_RETURN_IF_ERROR(checkTensor(n->predicate, what));
     const Type t = n->predicate.elementType();
@@ -131,14 +127,14 @@ absl::StatusOr<unsigned> EngineImpl::compileNode(const program::Program& p,
 
   switch (n->kind) {
     case Kind::SEQUENCE:
-      for (const program::Program& c : n->children) {
-        POPLAR_SIM_RETURN_IF_ERROR(compileChild(c));
-      }
       break;
     case Kind::EXECUTE: {
       if (n->cs.graphId != graph->id || n->cs.id >= graph->computeSets.size()) {
-        return absl::InvalidArgumentError(
-            "Execute: the compute set belongs to another graph");
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Execute", n->debugName.empty() ? "" : absl::StrCat(" '", n->debugName, "'"),
+            ": ", describeComputeSet(n->cs),
+            n->cs.graphId == 0 ? "" : " belongs to another graph than the engine's",
+            "; execute compute sets of the engine's graph"));
       }
       const ComputeSetProfile& csp = profile.computeSets[n->cs.id];
       cost = csp.staticCost;
@@ -204,22 +200,17 @@ absl::StatusOr<unsigned> EngineImpl::compileNode(const program::Program& p,
       break;
     }
     case Kind::REPEAT:
-      POPLAR_SIM_RETURN_IF_ERROR(compileChild(n->children[0]));
       cost.controlCycles = target.arch().loopOverheadCycles;
       ipus = allIPUs;
       break;
     case Kind::REPEAT_WHILE_TRUE:
     case Kind::REPEAT_WHILE_FALSE:
-      POPLAR_SIM_RETURN_IF_ERROR(checkPredicate(KindName(n->kind), true));
-      POPLAR_SIM_RETURN_IF_ERROR(compileChild(n->children[0]));
-      POPLAR_SIM_RETURN_IF_ERROR(compileChild(n->children[1]));
+      POPLAR_SIM_RETURN_IF_ERROR(checkPredicate(programKindName(n->kind), true));
       cost.controlCycles = controlCycles;
       ipus = allIPUs;
       break;
     case Kind::IF:
       POPLAR_SIM_RETURN_IF_ERROR(checkPredicate("If", true));
-      POPLAR_SIM_RETURN_IF_ERROR(compileChild(n->children[0]));
-      POPLAR_SIM_RETURN_IF_ERROR(compileChild(n->children[1]));
       cost.controlCycles = controlCycles;
       ipus = allIPUs;
       break;
@@ -231,9 +222,6 @@ absl::StatusOr<unsigned> EngineImpl::compileNode(const program::Program& p,
           return absl::InvalidArgumentError(absl::StrCat(
               "Switch: case value ", v, " appears more than once"));
         }
-      }
-      for (const program::Program& c : n->children) {
-        POPLAR_SIM_RETURN_IF_ERROR(compileChild(c));
       }
       cost.controlCycles = controlCycles;
       ipus = allIPUs;
@@ -266,7 +254,6 @@ absl::StatusOr<unsigned> EngineImpl::compileNode(const program::Program& p,
   steps[id].cost = cost;
   profile.steps[id].staticCost = cost;
   profile.steps[id].ipus = ipus;
-  stack.pop_back();
   return id;
 }
 
@@ -306,8 +293,7 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
   }
 
   for (size_t i = 0; i < programs.size(); ++i) {
-    std::vector<const void*> stack;
-    absl::StatusOr<unsigned> root = compileNode(programs[i], -1, stack);
+    absl::StatusOr<unsigned> root = compileProgram(programs[i]);
     if (!root.ok()) {
       return absl::Status(root.status().code(),
                           absl::StrCat("Program ", i, ": ",
@@ -343,7 +329,16 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
   for (size_t v = 0; v < graph->variables.size(); ++v) {
     const VariableRecord& r = graph->variables[v];
     const size_t bytes = r.numElements * typeSize(r.type);
-    data[v].reset(new char[std::max<size_t>(bytes, 1)]());
+    // Host memory for the simulated device memory: with
+    // debug.allowOutOfMemory a variable may be larger than the host has.
+    data[v].reset(new (std::nothrow) char[std::max<size_t>(bytes, 1)]());
+    if (data[v] == nullptr) {
+      data.clear();
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "The host cannot allocate the ", bytes, " bytes of tensor '", *r.name,
+          "' ", typeName(r.type), shapeToString(r.shape),
+          " (the simulator keeps every variable in host memory); make it smaller"));
+    }
     if (r.isConstant && bytes > 0) {
       std::memcpy(data[v].get(), r.constantData.data(), bytes);
     }

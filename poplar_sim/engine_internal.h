@@ -77,8 +77,11 @@ struct EngineImpl {
 
  private:
   absl::Status validateVariables() const;
-  absl::StatusOr<unsigned> compileNode(const program::Program& p, int parent,
-                                       std::vector<const void*>& stack);
+  // Compiles a program into steps (the root's id first), iteratively.
+  absl::StatusOr<unsigned> compileProgram(const program::Program& root);
+  // Adds the step for `n` (checked and costed), without its children.
+  absl::StatusOr<unsigned> enterStep(const std::shared_ptr<program::ProgramNode>& n,
+                                     int parent);
   absl::Status checkTensor(const Tensor& t, const std::string& what) const;
   // What the compute sets need of each tile, summed over all of them as
   // they are analysed (so that nothing per compute set and tile is kept).
@@ -97,7 +100,11 @@ struct EngineImpl {
   // The ResourceExhausted error for tile `worst`, naming its largest users.
   absl::Status outOfMemory(const TileNeeds& needs, const VariableLifetimes& lifetimes,
                            uint64_t sharedBytes, unsigned worst, unsigned over);
+  // Runs step `id` and everything under it, iteratively.
   absl::Status executeStep(unsigned id, StepCost& acc);
+  // Runs a step that has no children (Execute, Copy, streams, ...).
+  absl::Status executeLeaf(unsigned id, StepCost& acc);
+  double readScalar(const Tensor& t) const;
   absl::Status executeComputeSet(unsigned cs);
   absl::Status executeVertices(unsigned cs);
   void record(unsigned id, const StepCost& c, StepCost& acc);

@@ -170,14 +170,24 @@ absl::Status EngineImpl::executeVertices(unsigned cs) {
           GatherAnyRun(data[r.var].get(), es, r, out);
         });
       }
-      f->bind(buf, n);
+      f->bind(buf, n, options.checkVertexFields);
       if (f->direction() != FieldDirection::INPUT) {
         b.writes.emplace_back(b.buffers.size() - 1, fi);
       }
     }
   }
   for (size_t i = 0; i < bound.size(); ++i) {
-    if (!bound[i].vertex->compute()) {
+    const bool ok = bound[i].vertex->compute();
+    // Checked mode: an index past a field is reported before anything is
+    // written back (the outputs were computed from scratch values).
+    if (const auto& bad = bound[i].vertex->outOfRangeAccess()) {
+      return absl::OutOfRangeError(absl::StrCat(
+          describeVertex(*graph, rec.vertices[i]), ": field '", bad->field,
+          "' was indexed at ", bad->index, " but holds ", bad->size,
+          " element(s) (found by debug.checkVertexFields); the codelet must "
+          "index each field within its own size()"));
+    }
+    if (!ok) {
       return absl::InternalError(absl::StrCat(
           describeVertex(*graph, rec.vertices[i]), ": compute() returned false"));
     }
@@ -209,25 +219,10 @@ absl::Status EngineImpl::executeComputeSet(unsigned cs) {
   return executeVertices(cs);
 }
 
-absl::Status EngineImpl::executeStep(unsigned id, StepCost& acc) {
+absl::Status EngineImpl::executeLeaf(unsigned id, StepCost& acc) {
   const CompiledStep& st = steps[id];
   const program::ProgramNode& n = *st.node;
-  StepProfile& sp = profile.steps[id];
-  auto readScalar = [&](const Tensor& t) {
-    char buf[8];
-    gather(t, buf);
-    return loadAsDouble(t.elementType(), buf, 0);
-  };
   switch (st.kind) {
-    case Kind::SEQUENCE: {
-      const uint64_t start = profile.clockCycles;
-      for (unsigned c : st.children) {
-        POPLAR_SIM_RETURN_IF_ERROR(executeStep(c, acc));
-      }
-      ++sp.executions;
-      sp.totalCycles += profile.clockCycles - start;
-      return absl::OkStatus();
-    }
     case Kind::EXECUTE:
       POPLAR_SIM_RETURN_IF_ERROR(executeComputeSet(n.cs.id));
       record(id, st.cost, acc);
@@ -283,52 +278,6 @@ absl::Status EngineImpl::executeStep(unsigned id, StepCost& acc) {
       record(id, st.cost, acc);
       return absl::OkStatus();
     }
-    case Kind::REPEAT: {
-      const uint64_t start = profile.clockCycles;
-      for (unsigned i = 0; i < n.count; ++i) {
-        POPLAR_SIM_RETURN_IF_ERROR(executeStep(st.children[0], acc));
-        profile.clockCycles += st.cost.cycles();
-        acc += st.cost;
-      }
-      ++sp.executions;
-      sp.totalCycles += profile.clockCycles - start;
-      return absl::OkStatus();
-    }
-    case Kind::REPEAT_WHILE_TRUE:
-    case Kind::REPEAT_WHILE_FALSE: {
-      const bool whileTrue = st.kind == Kind::REPEAT_WHILE_TRUE;
-      const uint64_t start = profile.clockCycles;
-      while (true) {
-        POPLAR_SIM_RETURN_IF_ERROR(executeStep(st.children[0], acc));
-        profile.clockCycles += st.cost.cycles();
-        acc += st.cost;
-        const bool pred = readScalar(n.predicate) != 0;
-        if (pred != whileTrue) break;
-        POPLAR_SIM_RETURN_IF_ERROR(executeStep(st.children[1], acc));
-      }
-      ++sp.executions;
-      sp.totalCycles += profile.clockCycles - start;
-      return absl::OkStatus();
-    }
-    case Kind::IF:
-    case Kind::SWITCH: {
-      const uint64_t start = profile.clockCycles;
-      profile.clockCycles += st.cost.cycles();
-      acc += st.cost;
-      unsigned child = st.children[0];
-      if (st.kind == Kind::IF) {
-        child = st.children[readScalar(n.predicate) != 0 ? 0 : 1];
-      } else {
-        const int64_t v = static_cast<int64_t>(readScalar(n.predicate));
-        for (size_t i = 0; i < n.caseValues.size(); ++i) {
-          if (n.caseValues[i] == v) child = st.children[i + 1];
-        }
-      }
-      POPLAR_SIM_RETURN_IF_ERROR(executeStep(child, acc));
-      ++sp.executions;
-      sp.totalCycles += profile.clockCycles - start;
-      return absl::OkStatus();
-    }
     case Kind::SYNC:
     case Kind::WRITE_UNDEF:
       record(id, st.cost, acc);
@@ -345,6 +294,115 @@ absl::Status EngineImpl::executeStep(unsigned id, StepCost& acc) {
       (printStream ? *printStream : std::cout) << os.str();
       record(id, st.cost, acc);
       return absl::OkStatus();
+    }
+    default:
+      return absl::InternalError(absl::StrCat(
+          "step ", id, " is not a leaf step"));
+  }
+}
+
+double EngineImpl::readScalar(const Tensor& t) const {
+  char buf[8];
+  gather(t, buf);
+  return loadAsDouble(t.elementType(), buf, 0);
+}
+
+absl::Status EngineImpl::executeStep(unsigned root, StepCost& acc) {
+  // Control steps keep their state in frames of an explicit stack, so that
+  // any nesting depth runs without recursion. A frame is resumed each time
+  // the child it pushed has finished.
+  struct Frame {
+    unsigned id;
+    unsigned phase = 0;      // 0: just entered
+    uint64_t iteration = 0;  // Sequence: next child; Repeat: bodies started
+    uint64_t start = 0;      // profile clock when entered
+  };
+  std::vector<Frame> stack = {Frame{root}};
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const CompiledStep& st = steps[f.id];
+    const program::ProgramNode& n = *st.node;
+    if (f.phase == 0) f.start = profile.clockCycles;
+    unsigned push = 0;
+    bool pushes = false;
+    bool finished = false;
+    switch (st.kind) {
+      case Kind::SEQUENCE:
+        f.phase = 1;
+        if (f.iteration < st.children.size()) {
+          push = st.children[f.iteration++];
+          pushes = true;
+        } else {
+          finished = true;
+        }
+        break;
+      case Kind::REPEAT:
+        if (f.phase == 1) {  // a body finished
+          profile.clockCycles += st.cost.cycles();
+          acc += st.cost;
+        }
+        f.phase = 1;
+        if (f.iteration < n.count) {
+          ++f.iteration;
+          push = st.children[0];
+          pushes = true;
+        } else {
+          finished = true;
+        }
+        break;
+      case Kind::REPEAT_WHILE_TRUE:
+      case Kind::REPEAT_WHILE_FALSE:
+        if (f.phase == 1) {  // the condition finished
+          profile.clockCycles += st.cost.cycles();
+          acc += st.cost;
+          const bool whileTrue = st.kind == Kind::REPEAT_WHILE_TRUE;
+          if ((readScalar(n.predicate) != 0) != whileTrue) {
+            finished = true;
+          } else {
+            f.phase = 2;
+            push = st.children[1];
+            pushes = true;
+          }
+        } else {  // entered, or the body finished
+          f.phase = 1;
+          push = st.children[0];
+          pushes = true;
+        }
+        break;
+      case Kind::IF:
+      case Kind::SWITCH:
+        if (f.phase == 1) {
+          finished = true;
+          break;
+        }
+        f.phase = 1;
+        profile.clockCycles += st.cost.cycles();
+        acc += st.cost;
+        push = st.children[0];
+        if (st.kind == Kind::IF) {
+          push = st.children[readScalar(n.predicate) != 0 ? 0 : 1];
+        } else {
+          // Compared as doubles: a LONGLONG control beyond int64's range
+          // as a double must not be converted back (undefined).
+          const double v = readScalar(n.predicate);
+          for (size_t i = 0; i < n.caseValues.size(); ++i) {
+            if (static_cast<double>(n.caseValues[i]) == v) push = st.children[i + 1];
+          }
+        }
+        pushes = true;
+        break;
+      default:
+        POPLAR_SIM_RETURN_IF_ERROR(executeLeaf(f.id, acc));
+        stack.pop_back();
+        continue;
+    }
+    if (finished) {
+      StepProfile& sp = profile.steps[f.id];
+      ++sp.executions;
+      sp.totalCycles += profile.clockCycles - f.start;
+      stack.pop_back();
+    } else if (pushes) {
+      stack.push_back(Frame{push});
     }
   }
   return absl::OkStatus();

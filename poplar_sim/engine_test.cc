@@ -1,12 +1,16 @@
 #include "poplar_sim/engine.h"
 
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "poplar_sim/status_macros.h"
 #include "poplar_sim/testing/test_vertices.h"
+#include "poplar_sim/vertex.h"
 
 namespace poplar_sim {
 namespace {
@@ -374,6 +378,76 @@ TEST(EngineMemoryTest, CategoriesPerTile) {
   EXPECT_EQ(e->getLoadCost().bytes,
             mem[0].code + mem[1].code + mem[1].vertexState + mem[1].constants);
 }
+
+namespace checked_fields {
+
+// A codelet with a bug: it copies `in` to `out` indexing `in` by the
+// length of `out`, which is longer.
+class CopyByOutputLength : public Vertex {
+ public:
+  Input<Vector<float>> in{this, "in"};
+  Output<Vector<float>> out{this, "out"};
+  bool compute() override {
+    for (size_t i = 0; i < out.size(); ++i) out[i] = in[i];
+    return true;
+  }
+  std::optional<uint64_t> getCycleEstimate(const Target&) const override {
+    return out.size();
+  }
+};
+POPLAR_SIM_REGISTER_VERTEX_NAMED("engine_test::CopyByOutputLength", CopyByOutputLength);
+
+// Runs the buggy codelet with `in` of 3 and `out` of 5 elements.
+absl::Status RunBuggyCopy(const OptionFlags& options, std::vector<float>* out) {
+  Device device = SmallDevice(2);
+  Graph graph(device.getTarget());
+  Tensor in = graph.addConstant<float>(FLOAT, {3}, {1, 2, 3}, "in");
+  Tensor o = graph.addVariable(FLOAT, {5}, "out");
+  graph.setTileMapping(in, 0);
+  graph.setTileMapping(o, 0);
+  ComputeSet cs = graph.addComputeSet("copy_cs");
+  VertexRef v = graph.addVertex(cs, "engine_test::CopyByOutputLength",
+                                {{"in", in}, {"out", o}});
+  graph.setTileMapping(v, 0);
+  graph.createHostRead("out", o);
+  graph.createHostWrite("out", o);
+  auto engine = Engine::create(graph, Execute(cs), options);
+  if (!engine.ok()) return engine.status();
+  POPLAR_SIM_RETURN_IF_ERROR(engine->load(device));
+  std::vector<float> before(5, -1.0f);
+  POPLAR_SIM_RETURN_IF_ERROR(
+      engine->writeTensor("out", before.data(), before.data() + before.size()));
+  absl::Status s = engine->run(0);
+  out->assign(5, 0.0f);
+  POPLAR_SIM_RETURN_IF_ERROR(engine->readTensor("out", out->data(), out->data() + 5));
+  return s;
+}
+
+TEST(CheckedVertexFieldsTest, IndexPastAFieldIsAnErrorNamingVertexAndField) {
+  std::vector<float> out;
+  absl::Status s = RunBuggyCopy({{"debug.checkVertexFields", "true"}}, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange) << s;
+  EXPECT_THAT(Msg(s), HasSubstr("vertex 0 (type 'engine_test::CopyByOutputLength', "
+                                "compute set 'copy_cs'): field 'in' was indexed at 3 "
+                                "but holds 3 element(s)"));
+  // Nothing was written back from a vertex that read past its field.
+  EXPECT_THAT(out, ElementsAre(-1, -1, -1, -1, -1));
+}
+
+TEST(CheckedVertexFieldsTest, OnInTestsOffByDefault) {
+  // The test macro turns it on for every test through the environment.
+  EXPECT_TRUE(resolveEngineOptions({})->checkVertexFields);
+  // Without the environment it is off (an unchecked index past a field
+  // reads past the engine's exact buffer, as on hardware).
+  const char* env = std::getenv("POPLAR_ENGINE_OPTIONS");
+  const std::string saved = env ? env : "";
+  unsetenv("POPLAR_ENGINE_OPTIONS");
+  EXPECT_FALSE(resolveEngineOptions({})->checkVertexFields);
+  EXPECT_TRUE(resolveEngineOptions({{"debug.checkVertexFields", "true"}})->checkVertexFields);
+  if (env) setenv("POPLAR_ENGINE_OPTIONS", saved.c_str(), 1);
+}
+
+}  // namespace checked_fields
 
 }  // namespace
 }  // namespace poplar_sim

@@ -1,6 +1,7 @@
 #include "poplar_sim/graph.h"
 
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <utility>
 
@@ -15,7 +16,32 @@ uint64_t NextGraphId() {
   return next++;
 }
 
+// As errors name a vertex (the engine's describeVertex says the same).
+std::string DescribeVertex(const internal::GraphState& g, unsigned v) {
+  const internal::VertexStore& s = g.vertices;
+  return absl::StrCat("vertex ", v, " (type '", s.typeInfo(s.typeId(v)).name,
+                      "', compute set '", g.computeSets[s.computeSet(v)].name, "')");
+}
+
+// Elements of `t` in runs that mapping code must visit one by one (strides
+// other than 1), counted up to the bound.
+size_t ElementsVisitedOneByOne(const Tensor& t, bool cheapReversals) {
+  size_t n = 0;
+  for (const ElementRun& r : t.runs()) {
+    if (r.count <= 1 || r.stride == 1) continue;
+    if (cheapReversals && (r.stride == 0 || r.stride == -1)) continue;
+    n += static_cast<size_t>(r.count);
+    if (n > kMaxViewRuns) break;
+  }
+  return n;
+}
+
 }  // namespace
+
+std::string describeComputeSet(const ComputeSet& cs) {
+  if (cs.graphId == 0) return "an empty compute set handle";
+  return absl::StrCat("compute set '", cs.debugName, "'");
+}
 
 Graph::Graph(const Target& target)
     : state_(std::make_shared<internal::GraphState>()), target_(target) {
@@ -45,7 +71,7 @@ bool Graph::checkTensor(const Tensor& t, const char* what) const {
   return true;
 }
 
-bool Graph::checkTile(unsigned tile, const char* what) const {
+bool Graph::checkTile(unsigned tile, const std::string& what) const {
   if (tile >= target_.getNumTiles()) {
     recordError(absl::InvalidArgumentError(absl::StrCat(
         what, ": tile ", tile, " is out of range; this graph has ",
@@ -55,25 +81,93 @@ bool Graph::checkTile(unsigned tile, const char* what) const {
   return true;
 }
 
+bool Graph::checkMappingWork(const Tensor& t, const std::string& what,
+                             bool cheapReversals) const {
+  if (ElementsVisitedOneByOne(t, cheapReversals) > kMaxViewRuns) {
+    recordError(absl::ResourceExhaustedError(absl::StrCat(
+        what, " of tensor '", t.getDebugName(), "' ", t.shapeToString(),
+        ": the view has more than ", kMaxViewRuns,
+        " strided elements, each of which would be mapped one by one; map "
+        "the underlying variable instead")));
+    return false;
+  }
+  return true;
+}
+
+bool Graph::checkComputeSet(const ComputeSet& cs, const std::string& what) const {
+  if (cs.graphId != state_->id || cs.id >= state_->computeSets.size()) {
+    recordError(absl::InvalidArgumentError(absl::StrCat(
+        what, ": ", describeComputeSet(cs),
+        cs.graphId == 0 ? "" : " belongs to another graph",
+        "; use a compute set made by this graph's addComputeSet")));
+    return false;
+  }
+  return true;
+}
+
+bool Graph::checkVertex(const VertexRef& v, const std::string& what) const {
+  if (v.graphId != state_->id || v.id >= state_->vertices.size()) {
+    recordError(absl::InvalidArgumentError(absl::StrCat(
+        what, ": vertex ", v.id,
+        v.graphId == 0 ? " is an empty handle (was addVertex refused?)"
+                       : " belongs to another graph",
+        "; use a vertex made by this graph's addVertex")));
+    return false;
+  }
+  return true;
+}
+
 Tensor Graph::addVariable(Type type, std::vector<size_t> shape,
                           const std::string& debugName) {
+  const std::string name =
+      debugName.empty() ? absl::StrCat("var", state_->variables.size()) : debugName;
+  const std::optional<size_t> n = checkedNumElements(shape, typeSize(type));
+  if (!n.has_value()) {
+    Tensor err = Tensor::makeError(absl::InvalidArgumentError(absl::StrCat(
+        "addVariable: tensor '", name, "' of shape ", shapeToString(shape),
+        " has too many elements: their count (or ", typeName(type),
+        " bytes) overflows; a tensor holds at most 2^62 bytes")));
+    recordError(err.status());
+    return err;
+  }
   internal::VariableRecord v;
-  v.name = std::make_shared<const std::string>(
-      debugName.empty() ? absl::StrCat("var", state_->variables.size())
-                        : debugName);
+  v.name = std::make_shared<const std::string>(name);
   v.type = type;
   v.shape = shape;
-  v.numElements = static_cast<int64_t>(shapeNumElements(shape));
+  v.numElements = static_cast<int64_t>(*n);
   const uint32_t id = static_cast<uint32_t>(state_->variables.size());
-  std::shared_ptr<const std::string> name = v.name;
+  std::shared_ptr<const std::string> sharedName = v.name;
   state_->variables.push_back(std::move(v));
-  return Tensor::makeVariable(state_->id, id, type, std::move(shape), name);
+  return Tensor::makeVariable(state_->id, id, type, std::move(shape), sharedName);
 }
 
 Tensor Graph::addConstantRaw(Type type, std::vector<size_t> shape,
                              Type srcType, const void* values,
                              size_t numValues, const std::string& debugName) {
-  const size_t n = shapeNumElements(shape);
+  const std::optional<size_t> checked = checkedNumElements(shape, typeSize(type));
+  if (!checked.has_value()) {
+    // addVariable names the tensor and its shape, and records the error.
+    return addVariable(type, std::move(shape), debugName.empty() ? "const" : debugName);
+  }
+  const size_t n = *checked;
+  // A constant's values are stored on the host as the graph is built; one
+  // larger than the whole target's memory could never be loaded.
+  const uint64_t targetBytes =
+      uint64_t{target_.getNumTiles()} * target_.getBytesPerTile();
+  if (n * typeSize(type) > targetBytes) {
+    Tensor err = Tensor::makeError(absl::ResourceExhaustedError(absl::StrCat(
+        "addConstant: constant '", debugName, "' ", typeName(type), shapeToString(shape),
+        " needs ", n * typeSize(type), " bytes, more than the target's ", targetBytes,
+        " bytes of memory")));
+    recordError(err.status());
+    return err;
+  }
+  if (values == nullptr && numValues > 0) {
+    Tensor err = Tensor::makeError(absl::InvalidArgumentError(absl::StrCat(
+        "addConstant '", debugName, "': the values pointer is null")));
+    recordError(err.status());
+    return err;
+  }
   if (numValues != n && numValues != 1) {
     Tensor err = Tensor::makeError(absl::InvalidArgumentError(absl::StrCat(
         "addConstant '", debugName, "': ", numValues, " values for shape ",
@@ -86,6 +180,7 @@ Tensor Graph::addConstantRaw(Type type, std::vector<size_t> shape,
                          debugName.empty()
                              ? absl::StrCat("const", state_->variables.size())
                              : debugName);
+  if (!t.valid()) return t;
   internal::VariableRecord& v = state_->variables.back();
   v.isConstant = true;
   const size_t es = typeSize(type);
@@ -118,6 +213,7 @@ Tensor Graph::clone(const Tensor& t, const std::string& debugName) {
 
 Tensor Graph::clone(Type type, const Tensor& t, const std::string& debugName) {
   if (!checkTensor(t, "clone")) return t;
+  if (!checkMappingWork(t, "clone", false)) return Tensor::makeError(state_->status);
   Tensor c = addVariable(type, t.shape(),
                          debugName.empty() ? t.getDebugName() + "/clone"
                                            : debugName);
@@ -150,7 +246,10 @@ Tensor Graph::clone(Type type, const Tensor& t, const std::string& debugName) {
 }
 
 void Graph::setTileMapping(const Tensor& t, unsigned tile) {
-  if (!checkTensor(t, "setTileMapping") || !checkTile(tile, "setTileMapping")) {
+  if (!checkTensor(t, "setTileMapping") ||
+      !checkTile(tile, absl::StrCat("setTileMapping of tensor '", t.getDebugName(), "' ",
+                                    t.shapeToString())) ||
+      !checkMappingWork(t, "setTileMapping", true)) {
     return;
   }
   const unsigned g = tile + tileOffset_;
@@ -189,7 +288,9 @@ void Graph::setTileMapping(const Tensor& t,
 
 TileToTensorMapping Graph::getTileMapping(const Tensor& t) const {
   TileToTensorMapping out(target_.getNumTiles());
-  if (!checkTensor(t, "getTileMapping")) return out;
+  if (!checkTensor(t, "getTileMapping") || !checkMappingWork(t, "getTileMapping", false)) {
+    return out;
+  }
   auto add = [&](unsigned gtile, int64_t b, int64_t e) {
     if (gtile == TileMapping::kUnmapped || gtile < tileOffset_) return;
     const unsigned tile = gtile - tileOffset_;
@@ -226,7 +327,7 @@ ComputeSet Graph::addComputeSet(const std::string& debugName) {
                 : debugName;
   state_->computeSets.push_back(std::move(cs));
   return ComputeSet{static_cast<unsigned>(state_->computeSets.size() - 1),
-                    state_->id};
+                    state_->id, state_->computeSets.back().name};
 }
 
 VertexRef Graph::addVertex(
@@ -239,10 +340,7 @@ VertexRef Graph::addVertex(
 VertexRef Graph::addVertex(
     ComputeSet cs, const std::string& vertexType,
     const std::vector<std::pair<std::string, Tensor>>& connections) {
-  if (cs.graphId != state_->id || cs.id >= state_->computeSets.size()) {
-    recordError(absl::InvalidArgumentError(absl::StrCat(
-        "addVertex '", vertexType,
-        "': the compute set does not belong to this graph")));
+  if (!checkComputeSet(cs, absl::StrCat("addVertex '", vertexType, "'"))) {
     return VertexRef{0, 0};
   }
   const unsigned id = state_->vertices.addVertex(vertexType, cs.id);
@@ -259,39 +357,46 @@ VertexRef Graph::addVertex(
 }
 
 void Graph::connect(const FieldRef& f, const Tensor& t) {
-  if (f.vertex.graphId != state_->id) return;  // addVertex recorded it
+  if (!checkVertex(f.vertex, absl::StrCat("connect field '", f.field, "'"))) return;
   if (!checkTensor(t, "connect")) return;
   state_->vertices.connect(f.vertex.id, f.field, t);
 }
 
 void Graph::setTileMapping(VertexRef v, unsigned tile) {
-  if (v.graphId != state_->id) return;
-  if (!checkTile(tile, "setTileMapping(vertex)")) return;
+  if (!checkVertex(v, "setTileMapping(vertex)")) return;
+  if (!checkTile(tile, absl::StrCat("setTileMapping of ",
+                                    DescribeVertex(*state_, v.id)))) {
+    return;
+  }
   state_->vertices.setTile(v.id, tile + tileOffset_);
 }
 
 void Graph::setPerfEstimate(VertexRef v, uint64_t cycles) {
-  if (v.graphId != state_->id) return;
+  if (!checkVertex(v, "setPerfEstimate")) return;
   state_->vertices.setPerfEstimate(v.id, cycles);
 }
 
 void Graph::setInitialValue(const FieldRef& f, double value) {
-  if (f.vertex.graphId != state_->id) return;
+  if (!checkVertex(f.vertex, absl::StrCat("setInitialValue of field '", f.field, "'"))) {
+    return;
+  }
+  if (!std::isfinite(value)) {
+    recordError(absl::InvalidArgumentError(absl::StrCat(
+        "setInitialValue of field '", f.field, "' of ", DescribeVertex(*state_, f.vertex.id),
+        ": ", value, " is not a finite number")));
+    return;
+  }
   state_->vertices.setParam(f.vertex.id, f.field, value);
 }
 
 void Graph::setBulkExecutor(ComputeSet cs, BulkExecutor executor) {
-  if (cs.graphId != state_->id || cs.id >= state_->computeSets.size()) {
-    recordError(absl::InvalidArgumentError(
-        "setBulkExecutor: the compute set does not belong to this graph"));
-    return;
-  }
+  if (!checkComputeSet(cs, "setBulkExecutor")) return;
   state_->computeSets[cs.id].bulk = std::move(executor);
 }
 
 std::vector<VertexRef> Graph::getComputeSetVertices(ComputeSet cs) const {
   std::vector<VertexRef> out;
-  if (cs.graphId != state_->id) return out;
+  if (!checkComputeSet(cs, "getComputeSetVertices")) return out;
   for (unsigned v : state_->computeSets[cs.id].vertices) {
     out.push_back(VertexRef{v, state_->id});
   }
@@ -300,6 +405,12 @@ std::vector<VertexRef> Graph::getComputeSetVertices(ComputeSet cs) const {
 
 DataStream Graph::addStream(const std::string& handle, Type type, size_t n,
                             StreamDirection dir) {
+  if (!checkedNumElements({n}, typeSize(type)).has_value()) {
+    recordError(absl::InvalidArgumentError(absl::StrCat(
+        "Stream '", handle, "': records of ", n, " ", typeName(type),
+        " elements overflow the byte count; a record holds at most 2^62 bytes")));
+    return DataStream{};
+  }
   if (state_->streamByHandle.count(handle) ||
       state_->hostAccess.count(handle)) {
     recordError(absl::AlreadyExistsError(absl::StrCat(

@@ -50,9 +50,15 @@ struct GraphState;
 // A handle to a compute set of a graph.
 struct ComputeSet {
   unsigned id = 0;
-  uint64_t graphId = 0;
+  uint64_t graphId = 0;  // 0: an empty handle
+  // Its debug name, so that an error about a handle used with the wrong
+  // graph (which does not know the name) can still name it.
+  std::string debugName;
   unsigned getId() const { return id; }
 };
+
+// "compute set 'name'", or "an empty compute set handle".
+std::string describeComputeSet(const ComputeSet& cs);
 
 class FieldRef;
 
@@ -196,7 +202,16 @@ class Graph {
                         const void* values, size_t numValues,
                         const std::string& debugName);
   bool checkTensor(const Tensor& t, const char* what) const;
-  bool checkTile(unsigned tile, const char* what) const;
+  bool checkTile(unsigned tile, const std::string& what) const;
+  // Records ResourceExhausted naming `t` if mapping code would visit more
+  // than kMaxViewRuns of its elements one by one (a strided view of a huge
+  // variable): bounded work for any call.
+  bool checkMappingWork(const Tensor& t, const std::string& what,
+                        bool cheapReversals) const;
+  // Records an error naming `cs` unless it is a compute set of this graph.
+  bool checkComputeSet(const ComputeSet& cs, const std::string& what) const;
+  // Records an error naming `v` unless it is a vertex of this graph.
+  bool checkVertex(const VertexRef& v, const std::string& what) const;
   DataStream addStream(const std::string& handle, Type type, size_t n,
                        StreamDirection dir);
 

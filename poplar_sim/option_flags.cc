@@ -195,6 +195,9 @@ absl::StatusOr<EngineOptions> resolveEngineOptions(const OptionFlags& given) {
     } else if (key == "debug.executeVerticesIndividually") {
       b = parseBoolOption(key, value);
       o.executeVerticesIndividually = b.value_or(false);
+    } else if (key == "debug.checkVertexFields") {
+      b = parseBoolOption(key, value);
+      o.checkVertexFields = b.value_or(false);
     } else if (key == "debug.instrument") {
       // Accepted for compatibility: the simulator always counts cycles.
       b = parseBoolOption(key, value);
@@ -210,8 +213,9 @@ absl::StatusOr<EngineOptions> resolveEngineOptions(const OptionFlags& given) {
           "'. Known options: autoReport.all, autoReport.directory, "
           "autoReport.outputExecutionProfile, autoReport.outputGraphProfile, "
           "autoReport.subdirectory, "
-          "debug.allowOutOfMemory, debug.executeVerticesIndividually, "
-          "debug.instrument, debug.maxTraceEvents"));
+          "debug.allowOutOfMemory, debug.checkVertexFields, "
+          "debug.executeVerticesIndividually, debug.instrument, "
+          "debug.maxTraceEvents"));
     }
     if (!b.ok()) return b.status();
   }

@@ -69,6 +69,11 @@ struct EngineOptions {
   bool allowOutOfMemory = false;            // debug.allowOutOfMemory
   bool executeVerticesIndividually = false; // debug.executeVerticesIndividually
   uint64_t maxTraceEvents = 100000;         // debug.maxTraceEvents
+  // debug.checkVertexFields: vertex-by-vertex execution bounds-checks
+  // indexing of vector fields (see vertex.h). The project's tests turn it
+  // on through POPLAR_ENGINE_OPTIONS; off by default (one branch per
+  // index).
+  bool checkVertexFields = false;
 
   // Where autoReport writes: the directory, joined with the subdirectory
   // when there is one.

@@ -203,17 +203,30 @@ void printProfileSummary(const Profile& p, std::ostream& os,
     for (const StepProfile& st : p.steps) {
       if (st.parent >= 0) children[st.parent].push_back(st.id);
     }
-    std::function<void(unsigned, int)> print = [&](unsigned id, int depth) {
-      const StepProfile& st = p.steps[id];
-      os << std::string(2 + 2 * depth, ' ') << st.kind;
-      if (!st.name.empty()) os << " '" << st.name << "'";
-      os << ": " << st.staticCost.cycles() << " x " << st.executions << " = "
-         << st.totalCycles << "\n";
-      for (unsigned ch : children[id]) print(ch, depth + 1);
+    // Iterative (programs may nest to any depth); indentation stops growing
+    // at kMaxIndent levels, so that deep nesting does not print quadratic
+    // amounts of spaces.
+    constexpr size_t kMaxIndent = 32;
+    auto print = [&](unsigned rootId) {
+      std::vector<std::pair<unsigned, size_t>> stack = {{rootId, 1}};
+      while (!stack.empty()) {
+        const auto [id, depth] = stack.back();
+        stack.pop_back();
+        const StepProfile& st = p.steps[id];
+        os << std::string(2 + 2 * std::min(depth, kMaxIndent), ' ');
+        if (depth > kMaxIndent) os << "(depth " << depth << ") ";
+        os << st.kind;
+        if (!st.name.empty()) os << " '" << st.name << "'";
+        os << ": " << st.staticCost.cycles() << " x " << st.executions << " = "
+           << st.totalCycles << "\n";
+        for (auto c = children[id].rbegin(); c != children[id].rend(); ++c) {
+          stack.emplace_back(*c, depth + 1);
+        }
+      }
     };
     for (size_t i = 0; i < p.programRoots.size(); ++i) {
       os << "  Program " << i << " (" << p.programNames[i] << "):\n";
-      print(p.programRoots[i], 1);
+      print(p.programRoots[i]);
     }
   }
 }

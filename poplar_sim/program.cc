@@ -1,6 +1,5 @@
 #include "poplar_sim/program.h"
 
-#include <unordered_set>
 #include <vector>
 
 namespace poplar_sim {
@@ -21,29 +20,27 @@ Sequence::Sequence(std::initializer_list<Program> programs,
   for (const Program& p : programs) add(p);
 }
 
-namespace {
-
-// True if `target` is `from` or one of its descendants.
-bool Reaches(const ProgramNode* from, const ProgramNode* target) {
-  std::vector<const ProgramNode*> stack = {from};
-  std::unordered_set<const ProgramNode*> seen;
-  while (!stack.empty()) {
-    const ProgramNode* n = stack.back();
-    stack.pop_back();
-    if (n == target) return true;
-    if (!seen.insert(n).second) continue;
-    for (const Program& c : n->children) stack.push_back(c.node().get());
+ProgramNode::~ProgramNode() {
+  // Take over the children of every child this node is the last owner of,
+  // so that each node dies with no children left: no recursion.
+  std::vector<Program> pending = std::move(children);
+  while (!pending.empty()) {
+    Program p = std::move(pending.back());
+    pending.pop_back();
+    const std::shared_ptr<ProgramNode>& n = p.node();
+    if (n != nullptr && n.use_count() == 1) {
+      for (Program& c : n->children) pending.push_back(std::move(c));
+      n->children.clear();
+    }
   }
-  return false;
 }
 
-}  // namespace
-
 void Sequence::add(const Program& p) {
-  // A program containing this one would close a cycle of shared nodes, which
-  // would never be freed: refuse it, and let the Engine report the error.
-  if (Reaches(p.node().get(), node_.get())) {
-    node_->addedItself = true;
+  // The Sequence itself would be a cycle of shared nodes, never freed.
+  // Longer cycles cost a walk of the subtree to find; Engine::create
+  // looks for them once instead of once per add (linear construction).
+  if (p.node() == node_) {
+    node_->closedCycle = true;
     return;
   }
   node_->children.push_back(p);

@@ -63,9 +63,18 @@ struct ProgramNode {
   ComputeSet cs;    // EXECUTE
   DataStream stream;
   SyncType syncType = SyncType::INTERNAL;
-  // SEQUENCE: add() was given a program containing this one, and refused it
-  // (a cycle); building an Engine from it is an error.
-  bool addedItself = false;
+  // A child that would have made this program contain itself was refused:
+  // by Sequence::add at once (the Sequence itself), or by Engine::create,
+  // which found the cycle and cut it so that its nodes can be freed.
+  // Building an Engine from this program stays an error.
+  bool closedCycle = false;
+
+  ProgramNode() = default;
+  ProgramNode(const ProgramNode&) = delete;
+  ProgramNode& operator=(const ProgramNode&) = delete;
+  // Frees the subtree without recursing: a program nested 200,000 deep
+  // would overflow the stack otherwise.
+  ~ProgramNode();
 };
 
 class Program {
@@ -84,9 +93,11 @@ class Sequence : public Program {
   Sequence() : Program(ProgramNode::Kind::SEQUENCE) {}
   Sequence(std::initializer_list<Program> programs,
            const std::string& debugName = "");
-  // Appends `p`. Programs form a tree: adding a program that contains this
-  // Sequence (or the Sequence itself) is refused, and Engine::create reports
-  // it as InvalidArgument.
+  // Appends `p`, in constant time. Programs must not contain themselves:
+  // adding the Sequence to itself is refused at once, and a longer cycle
+  // (a program that contains this Sequence) is found by Engine::create,
+  // which reports it as InvalidArgument naming the program and cuts it.
+  // A program may appear in several places (it then runs in each).
   void add(const Program& p);
 };
 

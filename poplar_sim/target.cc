@@ -104,6 +104,11 @@ absl::StatusOr<Target> Target::createIPUTarget(unsigned numIPUs,
   if (numIPUs == 0) {
     return absl::InvalidArgumentError("A target needs at least one IPU");
   }
+  if (numIPUs > kMaxIPUs) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "A target of ", numIPUs, " IPUs is larger than the largest system the "
+        "simulator models (", kMaxIPUs, " IPUs)"));
+  }
   if (tilesPerIPU > arch->tilesPerIPU) {
     return absl::InvalidArgumentError(absl::StrCat(
         "tilesPerIPU = ", tilesPerIPU, " exceeds the ", arch->tilesPerIPU,

@@ -61,10 +61,15 @@ struct IpuArchitecture {
 // "mk2", "GC2", "GC200"); NotFound otherwise.
 absl::StatusOr<IpuArchitecture> getIpuArchitecture(absl::string_view name);
 
+// The largest system a target may have (an IPU-POD1024): bounds tile
+// counts (numIPUs x tilesPerIPU fits in 32 bits) and per-IPU tables.
+inline constexpr unsigned kMaxIPUs = 1024;
+
 class Target {
  public:
-  // A system of `numIPUs` IPUs of the named architecture. `tilesPerIPU` = 0
-  // means the architecture's real count; a smaller count is an IPU Model.
+  // A system of `numIPUs` (1 to kMaxIPUs) IPUs of the named architecture.
+  // `tilesPerIPU` = 0 means the architecture's real count; a smaller count
+  // is an IPU Model.
   static absl::StatusOr<Target> createIPUTarget(unsigned numIPUs,
                                                 absl::string_view arch = "ipu2",
                                                 unsigned tilesPerIPU = 0);

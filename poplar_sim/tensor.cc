@@ -78,9 +78,23 @@ struct TensorViewBuilder {
     const size_t resRank = resShape.size();
     Small<int64_t> coef(resRank, 0);
     int64_t base = 0;
+    // Checked: a step (subSample) or offset times a large stride can
+    // overflow even for a valid shape.
+    bool overflow = false;
     for (size_t d = 0; d < srcRank; ++d) {
-      base += map[d].offset * srcStride[d];
-      if (map[d].resDim >= 0) coef[map[d].resDim] += map[d].step * srcStride[d];
+      int64_t term;
+      overflow |= __builtin_mul_overflow(map[d].offset, srcStride[d], &term) ||
+                  __builtin_add_overflow(base, term, &base);
+      if (map[d].resDim >= 0) {
+        overflow |= __builtin_mul_overflow(map[d].step, srcStride[d], &term) ||
+                    __builtin_add_overflow(coef[map[d].resDim], term, &coef[map[d].resDim]);
+      }
+    }
+    if (overflow) {
+      return Tensor::makeError(absl::InvalidArgumentError(absl::StrCat(
+          "A view of tensor '", src.getDebugName(), "' ", src.shapeToString(),
+          " with shape ", poplar_sim::shapeToString(resShape),
+          " has element positions that overflow 64 bits")));
     }
     // Cumulative start position of each source run in source flat order.
     Small<int64_t> cum(s.runs.size() + 1, 0);
@@ -119,6 +133,13 @@ struct TensorViewBuilder {
         const int64_t len = static_cast<int64_t>(resShape.back());
         Small<size_t> idx(resRank - 1, 0);
         size_t rows = total / resShape.back();
+        if (rows > kMaxViewRuns) {
+          return Tensor::makeError(absl::ResourceExhaustedError(absl::StrCat(
+              "A view of tensor '", src.getDebugName(), "' ", src.shapeToString(),
+              " with shape ", poplar_sim::shapeToString(resShape), " would need ",
+              rows, " element runs, more than ", kMaxViewRuns,
+              "; copy the tensor into the layout you need instead")));
+        }
         for (size_t row = 0; row < rows; ++row) {
           int64_t pos = base;
           for (size_t j = 0; j + 1 < resRank; ++j) pos += coef[j] * idx[j];
@@ -147,15 +168,43 @@ size_t shapeNumElements(absl::Span<const size_t> shape) {
   return n;
 }
 
+std::optional<size_t> checkedNumElements(absl::Span<const size_t> shape,
+                                         size_t elementBytes) {
+  // The product of the non-zero dimensions must fit too: views compute
+  // strides from them even when another dimension is 0 ({0, 2^62, 5}).
+  uint64_t nonZero = 1;
+  bool empty = false;
+  for (size_t d : shape) {
+    if (d == 0) {
+      empty = true;
+    } else if (__builtin_mul_overflow(nonZero, uint64_t{d}, &nonZero)) {
+      return std::nullopt;
+    }
+  }
+  uint64_t bytes;
+  if (__builtin_mul_overflow(nonZero, uint64_t{std::max<size_t>(elementBytes, 1)}, &bytes) ||
+      bytes > kMaxTensorBytes) {
+    return std::nullopt;
+  }
+  return empty ? 0 : nonZero;
+}
+
 std::string shapeToString(absl::Span<const size_t> shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
 }
 
-Tensor::Tensor()
-    : Tensor(std::make_shared<Rep>(Rep{
+Tensor::Tensor() : Tensor(EmptyRep()) {}
+
+// One shared representation for every empty tensor: programs hold several
+// empty tensors per node, and 200,000-node programs are built in a loop.
+const std::shared_ptr<const Tensor::Rep>& Tensor::EmptyRep() {
+  static const std::shared_ptr<const Rep>* const empty =
+      new std::shared_ptr<const Rep>(std::make_shared<Rep>(Rep{
           FLOAT, {}, {}, 0, nullptr,
           absl::FailedPreconditionError(
-              "Use of an empty (default-constructed) Tensor")})) {}
+              "Use of an empty (default-constructed) Tensor")}));
+  return *empty;
+}
 
 Tensor Tensor::makeVariable(uint64_t graphId, uint32_t var, Type type,
                             std::vector<size_t> shape,
@@ -288,7 +337,8 @@ Tensor Tensor::index(absl::Span<const size_t> indices) const {
 
 Tensor Tensor::reshape(std::vector<size_t> newShape) const {
   if (!valid()) return *this;
-  if (shapeNumElements(newShape) != numElements()) {
+  const std::optional<size_t> n = checkedNumElements(newShape, typeSize(elementType()));
+  if (!n.has_value() || *n != numElements()) {
     return invalidArg(absl::StrCat("reshape to ",
                                    poplar_sim::shapeToString(newShape),
                                    " changes the number of elements"));
@@ -359,6 +409,23 @@ Tensor Tensor::transpose() const {
 Tensor Tensor::broadcast(unsigned N, unsigned d) const {
   if (!valid()) return *this;
   if (d >= rank()) return invalidArg("broadcast: dimension out of range");
+  {
+    std::vector<size_t> resShape = shape();
+    resShape[d] = resShape[d] * N;
+    if (!checkedNumElements(resShape, typeSize(elementType())).has_value() ||
+        (shape()[d] != 0 && resShape[d] / shape()[d] != N)) {
+      return invalidArg(absl::StrCat("broadcast: ", N, " copies along dimension ", d,
+                                     " overflow the element count"));
+    }
+    // Copies are concatenated: N tensors, then N times the runs.
+    if (shape()[d] != 1 &&
+        uint64_t{N} * std::max<size_t>(runs().size(), 1) > kMaxViewRuns) {
+      return makeError(absl::ResourceExhaustedError(absl::StrCat(
+          "broadcast: ", N, " copies of tensor '", getDebugName(), "' ", shapeToString(),
+          " along dimension ", d, " would need more than ", kMaxViewRuns,
+          " element runs; broadcast a dimension of size 1 instead (a stride-0 view)")));
+    }
+  }
   if (shape()[d] == 1) {
     std::vector<size_t> resShape = shape();
     resShape[d] = N;
@@ -443,6 +510,8 @@ Tensor concat(absl::Span<const Tensor> tensors, unsigned dim) {
                                          " out of range"));
   }
   size_t total = 0;
+  size_t runs = 0;
+  bool overflow = false;
   for (const Tensor& t : tensors) {
     bool ok = t.rank() == first.rank() &&
               t.elementType() == first.elementType() &&
@@ -457,7 +526,21 @@ Tensor concat(absl::Span<const Tensor> tensors, unsigned dim) {
           " does not match '", first.getDebugName(), "' ",
           typeName(first.elementType()), first.shapeToString())));
     }
-    total += t.shape()[dim];
+    overflow |= __builtin_add_overflow(total, t.shape()[dim], &total);
+    runs += t.runs().size();
+  }
+  std::vector<size_t> joined = first.shape();
+  joined[dim] = total;
+  if (overflow ||
+      !checkedNumElements(joined, typeSize(first.elementType())).has_value()) {
+    return first.invalidArg(absl::StrCat("concat of ", tensors.size(),
+                                         " tensors along dimension ", dim,
+                                         " overflows the element count"));
+  }
+  if (runs > kMaxViewRuns) {
+    return Tensor::makeError(absl::ResourceExhaustedError(absl::StrCat(
+        "concat of ", tensors.size(), " tensors starting with '", first.getDebugName(),
+        "' would need ", runs, " element runs, more than ", kMaxViewRuns)));
   }
   if (dim != 0) {
     std::vector<Tensor> rolled;

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,7 @@ class Tensor {
 
  private:
   struct Rep;
+  static const std::shared_ptr<const Rep>& EmptyRep();
   explicit Tensor(std::shared_ptr<const Rep> rep) : rep_(std::move(rep)) {}
   Tensor invalidArg(const std::string& what) const;
   std::shared_ptr<const Rep> rep_;
@@ -126,6 +128,19 @@ inline Tensor concat(const Tensor& a, const Tensor& b, unsigned dim = 0) {
 }
 
 size_t shapeNumElements(absl::Span<const size_t> shape);
+
+// Bounds every shape: a tensor's elements, and its bytes at 8 bytes per
+// element (the widest type), must fit in 62 bits, so that element indices,
+// byte sizes and their sums never overflow int64_t.
+inline constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 62;
+// The element count of `shape`, or nullopt if the product overflows or
+// its bytes at `elementBytes` per element exceed kMaxTensorBytes.
+std::optional<size_t> checkedNumElements(absl::Span<const size_t> shape,
+                                         size_t elementBytes = 8);
+// A view is a list of element runs; one that would need more runs than
+// this (a column of a huge matrix, a broadcast of millions of copies) is
+// an error rather than gigabytes of runs.
+inline constexpr size_t kMaxViewRuns = size_t{1} << 24;
 std::string shapeToString(absl::Span<const size_t> shape);
 
 }  // namespace poplar_sim

@@ -138,41 +138,55 @@ class Analysis {
     step_.clear();
   }
 
-  void walk(const program::ProgramNode& n, bool inControl) {
+  // Pre-order over the program, iteratively (any nesting depth).
+  void walk(const program::ProgramNode& root, bool inControl) {
+    std::vector<std::pair<const program::ProgramNode*, bool>> stack = {{&root, inControl}};
+    while (!stack.empty()) {
+      const auto [node, control] = stack.back();
+      stack.pop_back();
+      const bool childControl = visit(*node, control);
+      for (auto c = node->children.rbegin(); c != node->children.rend(); ++c) {
+        stack.emplace_back(c->node().get(), childControl);
+      }
+    }
+  }
+
+  // Records what step `n` itself does; returns whether its children run
+  // under control flow.
+  bool visit(const program::ProgramNode& n, bool inControl) {
     switch (n.kind) {
       case Kind::SEQUENCE:
-        for (const program::Program& c : n.children) walk(*c.node(), inControl);
-        return;
+        return inControl;
       case Kind::EXECUTE:
         if (n.cs.graphId == g_.id) computeSet(n.cs.id);
         endStep(inControl);
-        return;
+        return inControl;
       case Kind::COPY:
         read(n.src);
         write(n.dst);
         endStep(inControl);
-        return;
+        return inControl;
       case Kind::STREAM_TO_DEVICE:
         always(n.dst);
-        return;
+        return inControl;
       case Kind::STREAM_FROM_DEVICE:
         always(n.src);
-        return;
+        return inControl;
       case Kind::PRINT_TENSOR:
         always(n.predicate);
-        return;
+        return inControl;
       case Kind::REPEAT:
       case Kind::REPEAT_WHILE_TRUE:
       case Kind::REPEAT_WHILE_FALSE:
       case Kind::IF:
       case Kind::SWITCH:
         if (n.kind != Kind::REPEAT) always(n.predicate);
-        for (const program::Program& c : n.children) walk(*c.node(), /*inControl=*/true);
-        return;
+        return true;
       case Kind::SYNC:
       case Kind::WRITE_UNDEF:
-        return;
+        return inControl;
     }
+    return inControl;
   }
 
   const GraphState& g_;

@@ -1,7 +1,9 @@
 #include "poplar_sim/vertex.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -11,8 +13,16 @@ namespace poplar_sim {
 
 FieldBase::FieldBase(Vertex* owner, const char* name, FieldDirection direction,
                      Type type, bool isVector)
-    : name_(name), direction_(direction), type_(type), isVector_(isVector) {
+    : owner_(owner), name_(name), direction_(direction), type_(type), isVector_(isVector) {
   owner->fields_.push_back(this);
+}
+
+void* FieldBase::outOfRange(size_t index) const {
+  if (!owner_->outOfRange_.has_value()) {
+    owner_->outOfRange_ = Vertex::OutOfRangeAccess{name_, index, size_};
+  }
+  std::fill(std::begin(scratch_), std::end(scratch_), 0);
+  return scratch_;
 }
 
 FieldBase* Vertex::field(const std::string& name) const {

@@ -33,6 +33,12 @@
 // The engine binds the fields to buffers of the connected data, calls
 // compute(), and writes Output/InOut fields back. compute() returning false
 // is a run-time error naming the vertex.
+//
+// Checked mode (engine option debug.checkVertexFields=true, on in the
+// project's tests): indexing a vector field with [] past its size is an
+// OutOfRange error from Engine::run naming the vertex, its type, its
+// compute set and the field, and touches no memory outside the field.
+// data(), begin() and end() stay raw pointers; iterate within size().
 #ifndef POPLAR_SIM_VERTEX_H_
 #define POPLAR_SIM_VERTEX_H_
 
@@ -72,16 +78,27 @@ class FieldBase {
   size_t size() const { return size_; }
 
   // Called by the engine: the field's data is `size` elements at `data`.
-  void bind(void* data, size_t size) {
+  // `checked`: the engine option debug.checkVertexFields (see below).
+  void bind(void* data, size_t size, bool checked = false) {
     data_ = data;
     size_ = size;
+    checked_ = checked;
   }
 
  protected:
+  // Checked mode: indexing a vector field at or past its size records the
+  // access on the vertex (which the engine reports as an error naming the
+  // vertex and the field) and reads or writes a zeroed scratch element
+  // instead of memory past the field. Returns the scratch element.
+  void* outOfRange(size_t index) const;
+
   void* data_ = nullptr;
   size_t size_ = 0;
+  bool checked_ = false;
 
  private:
+  Vertex* owner_;
+  alignas(8) mutable char scratch_[8] = {};
   std::string name_;
   FieldDirection direction_;
   Type type_;
@@ -117,7 +134,13 @@ class VectorField : public FieldBase {
  public:
   VectorField(Vertex* owner, const char* name)
       : FieldBase(owner, name, D, TypeOf<T>::value, true) {}
-  const T& operator[](size_t i) const { return data()[i]; }
+  const T& operator[](size_t i) const {
+    static_assert(sizeof(T) <= 8, "the checked-mode scratch element holds 8 bytes");
+    if (__builtin_expect(checked_ && i >= size_, 0)) {
+      return *static_cast<const T*>(outOfRange(i));
+    }
+    return data()[i];
+  }
   const T* data() const { return static_cast<const T*>(data_); }
   const T* begin() const { return data(); }
   const T* end() const { return data() + size_; }
@@ -128,7 +151,13 @@ class WritableVectorField : public FieldBase {
  public:
   WritableVectorField(Vertex* owner, const char* name)
       : FieldBase(owner, name, D, TypeOf<T>::value, true) {}
-  T& operator[](size_t i) const { return data()[i]; }
+  T& operator[](size_t i) const {
+    static_assert(sizeof(T) <= 8, "the checked-mode scratch element holds 8 bytes");
+    if (__builtin_expect(checked_ && i >= size_, 0)) {
+      return *static_cast<T*>(outOfRange(i));
+    }
+    return data()[i];
+  }
   T* data() const { return static_cast<T*>(data_); }
   T* begin() const { return data(); }
   T* end() const { return data() + size_; }
@@ -209,9 +238,21 @@ class Vertex {
   // The field called `name`, or nullptr.
   FieldBase* field(const std::string& name) const;
 
+  // The first out-of-range index of a vector field in checked mode (see
+  // FieldBase::bind), if compute() made one.
+  struct OutOfRangeAccess {
+    std::string field;
+    size_t index = 0;
+    size_t size = 0;
+  };
+  const std::optional<OutOfRangeAccess>& outOfRangeAccess() const {
+    return outOfRange_;
+  }
+
  private:
   friend class FieldBase;
   std::vector<FieldBase*> fields_;
+  mutable std::optional<OutOfRangeAccess> outOfRange_;
 };
 
 // A vertex whose work is split across all the tile's worker threads.

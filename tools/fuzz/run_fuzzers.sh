@@ -7,6 +7,8 @@
 #
 #   tools/fuzz/run_fuzzers.sh                 # every target, 60 s each
 #   tools/fuzz/run_fuzzers.sh 300 idx_fuzzer  # one target, 5 minutes
+#   FUZZ_RUNS=1000000 tools/fuzz/run_fuzzers.sh 0 poplar_sim_fuzzer
+#                                             # exactly 10^6 executions
 #
 # Environment:
 #   FUZZ_OUTPUT_BASE  Bazel output base (default /tmp/bazel_tfipu_fuzz)
@@ -14,13 +16,19 @@
 #                     (default /tmp/tfipu_fuzz); the committed seed corpus
 #                     is only read
 #   FUZZ_FLAGS        extra libFuzzer flags (e.g. "-max_len=8192")
+#   FUZZ_RUNS         a fixed number of executions per target (libFuzzer's
+#                     -runs=) instead of a time limit, so that a campaign
+#                     can be repeated: with FUZZ_SEED (libFuzzer's -seed=,
+#                     default 1) and a fresh FUZZ_WORK_DIR it replays the
+#                     same inputs
 # A crash becomes a fix plus a regression case in tests/bad_input/, and its
 # input joins tools/fuzz/corpus/<target>/ so the target's regression test
 # replays it under any compiler.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-ALL_TARGETS=(graph_def_text_fuzzer graph_def_binary_fuzzer checkpoint_fuzzer idx_fuzzer)
+ALL_TARGETS=(graph_def_text_fuzzer graph_def_binary_fuzzer checkpoint_fuzzer idx_fuzzer
+             poplar_sim_fuzzer)
 SECONDS_PER_TARGET="${1:-60}"
 if [ $# -gt 0 ]; then shift; fi
 TARGETS=("$@")
@@ -42,16 +50,25 @@ echo "run_fuzzers: building ${TARGETS[*]} with clang"
 CC=clang CXX=clang++ "${BAZEL[@]}" build "${BUILD_FLAGS[@]}" "${labels[@]}"
 BIN_DIR="$(CC=clang CXX=clang++ "${BAZEL[@]}" info "${BUILD_FLAGS[@]}" bazel-bin 2>/dev/null)"
 
+# The bound of each campaign: a time, or a fixed number of executions.
+if [ -n "${FUZZ_RUNS:-}" ]; then
+  LIMIT=(-runs="$FUZZ_RUNS" -seed="${FUZZ_SEED:-1}")
+  LIMIT_TEXT="$FUZZ_RUNS executions"
+else
+  LIMIT=(-max_total_time="$SECONDS_PER_TARGET")
+  LIMIT_TEXT="${SECONDS_PER_TARGET}s"
+fi
+
 status=0
 summary=()
 for t in "${TARGETS[@]}"; do
   dir="$WORK_DIR/$t"
   mkdir -p "$dir/corpus" "$dir/crashes"
   log="$dir/fuzz.log"
-  echo "run_fuzzers: $t for ${SECONDS_PER_TARGET}s (log: $log)"
+  echo "run_fuzzers: $t for $LIMIT_TEXT (log: $log)"
   set +e
   # shellcheck disable=SC2086
-  "$BIN_DIR/tools/fuzz/$t" -max_total_time="$SECONDS_PER_TARGET" -timeout=30 \
+  "$BIN_DIR/tools/fuzz/$t" "${LIMIT[@]}" -timeout=30 \
     -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$dir/crashes/" \
     ${FUZZ_FLAGS:-} "$dir/corpus" "tools/fuzz/corpus/$t" >"$log" 2>&1
   rc=$?
@@ -67,6 +84,6 @@ for t in "${TARGETS[@]}"; do
 done
 
 echo
-echo "run_fuzzers: ${SECONDS_PER_TARGET}s per target"
+echo "run_fuzzers: $LIMIT_TEXT per target"
 printf '%s\n' "${summary[@]}"
 exit "$status"

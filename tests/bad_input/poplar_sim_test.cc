@@ -1,0 +1,677 @@
+// Bad input to poplar_sim used directly (Graph, Tensor, programs, Engine,
+// streams, vertices, tile mapping, devices): null and backwards host
+// buffers, sizes of 0, 2^31 and 2^63 and shapes whose products overflow,
+// NaN, handles of another graph, calls in the wrong order, cycles and deep
+// nesting. Each case asserts the status code and the words that name the
+// culprit, then that the object (or, for a graph whose error is sticky by
+// design, the device) still works.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "poplar_sim/device.h"
+#include "poplar_sim/engine.h"
+#include "poplar_sim/graph.h"
+#include "poplar_sim/program.h"
+#include "poplar_sim/testing/test_vertices.h"
+#include "poplar_sim/vertex.h"
+
+namespace poplar_sim {
+namespace {
+
+using namespace program;  // NOLINT: the Poplar style
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr size_t k2p31 = size_t{1} << 31;
+constexpr size_t k2p32 = size_t{1} << 32;
+constexpr size_t k2p63 = size_t{1} << 63;
+constexpr size_t kMinus1 = static_cast<size_t>(-1);
+
+std::string Msg(const absl::Status& s) { return std::string(s.message()); }
+
+void ExpectError(const absl::Status& s, absl::StatusCode code,
+                 const std::vector<std::string>& words) {
+  EXPECT_EQ(s.code(), code) << s;
+  for (const std::string& w : words) EXPECT_THAT(Msg(s), HasSubstr(w)) << s;
+}
+
+// A graph that streams 4 floats in, adds them to themselves on tile 0 and
+// streams them out; also host access "x" for the result.
+struct Doubler {
+  explicit Doubler(const Device& device) : graph(device.getTarget()) {
+    x = graph.addVariable(FLOAT, {4}, "x");
+    y = graph.addVariable(FLOAT, {4}, "y");
+    graph.setTileMapping(x, 0);
+    graph.setTileMapping(y, 0);
+    cs = graph.addComputeSet("double");
+    VertexRef v = graph.addVertex(cs, "test::AddVectors", {{"a", x}, {"b", x}, {"out", y}});
+    graph.setTileMapping(v, 0);
+    in = graph.addHostToDeviceFIFO("in", FLOAT, 4);
+    out = graph.addDeviceToHostFIFO("out", FLOAT, 4);
+    graph.createHostRead("y", y);
+    graph.createHostWrite("x", x);
+  }
+  Program Prog() const { return Sequence({Copy(in, x), Execute(cs), Copy(y, out)}); }
+  Graph graph;
+  Tensor x, y;
+  DataStream in, out;
+  ComputeSet cs;
+};
+
+class PoplarSimBadInputTest : public ::testing::Test {
+ protected:
+  PoplarSimBadInputTest() : device_(testing::SmallDevice(4)), doubler_(device_) {
+    auto e = Engine::create(doubler_.graph, doubler_.Prog());
+    EXPECT_TRUE(e.ok()) << e.status();
+    engine_ = std::make_unique<Engine>(std::move(*e));
+    EXPECT_TRUE(engine_->load(device_).ok());
+  }
+
+  // The engine still runs: connected properly, it doubles {1, 2, 3, 4}.
+  void ExpectEngineWorks() {
+    std::vector<float> in = {1, 2, 3, 4}, out(4, 0);
+    ASSERT_TRUE(engine_->load(device_).ok());
+    absl::Status s = engine_->connectStream("in", in.data(), in.data() + 4);
+    ASSERT_TRUE(s.ok()) << s;
+    s = engine_->connectStream("out", out.data(), out.data() + 4);
+    ASSERT_TRUE(s.ok()) << s;
+    s = engine_->run(0);
+    ASSERT_TRUE(s.ok()) << s;
+    EXPECT_THAT(out, ElementsAre(2, 4, 6, 8));
+  }
+
+  // A new graph on the same device still compiles and runs (a graph's
+  // construction error is sticky by design, as a TensorFlow Scope's is).
+  void ExpectDeviceWorks() {
+    Doubler fresh(device_);
+    ASSERT_TRUE(fresh.graph.status().ok()) << fresh.graph.status();
+    auto e = Engine::create(fresh.graph, fresh.Prog());
+    ASSERT_TRUE(e.ok()) << e.status();
+    ASSERT_TRUE(e->load(device_).ok());
+    std::vector<float> in = {5, 6, 7, 8}, out(4, 0);
+    ASSERT_TRUE(e->connectStream("in", in.data(), in.data() + 4).ok());
+    ASSERT_TRUE(e->connectStream("out", out.data(), out.data() + 4).ok());
+    absl::Status s = e->run(0);
+    ASSERT_TRUE(s.ok()) << s;
+    EXPECT_THAT(out, ElementsAre(10, 12, 14, 16));
+  }
+
+  // The graph's sticky error, and the device still works.
+  void ExpectGraphError(const Graph& g, absl::StatusCode code,
+                        const std::vector<std::string>& words) {
+    ExpectError(g.status(), code, words);
+    ExpectDeviceWorks();
+  }
+
+  Device device_;
+  Doubler doubler_;
+  std::unique_ptr<Engine> engine_;
+};
+
+// --- Streams and host buffers -----------------------------------------------
+
+TEST_F(PoplarSimBadInputTest, ConnectStreamNullBuffer) {
+  ExpectError(engine_->connectStream("in", nullptr), absl::StatusCode::kInvalidArgument,
+              {"connectStream 'in'", "null"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, ConnectStreamEndBeforeBegin) {
+  std::vector<float> buf(8);
+  ExpectError(engine_->connectStream("in", buf.data() + 8, buf.data()),
+              absl::StatusCode::kInvalidArgument,
+              {"connectStream 'in'", "ends 32 bytes before it begins"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, ConnectStreamOnePointerNull) {
+  std::vector<float> buf(4);
+  ExpectError(engine_->connectStream("out", nullptr, buf.data() + 4),
+              absl::StatusCode::kInvalidArgument, {"connectStream 'out'", "begin pointer is null"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, ConnectStreamBothNullIsAnEmptyBuffer) {
+  ExpectError(engine_->connectStream("in", nullptr, nullptr),
+              absl::StatusCode::kInvalidArgument, {"connectStream 'in'", "0 bytes"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, ConnectStreamUnknownHandle) {
+  std::vector<float> buf(4);
+  ExpectError(engine_->connectStream("inn", buf.data(), buf.data() + 4),
+              absl::StatusCode::kNotFound, {"'inn'"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, ConnectStreamPartialRecord) {
+  std::vector<float> buf(6);
+  ExpectError(engine_->connectStream("in", buf.data(), buf.data() + 6),
+              absl::StatusCode::kInvalidArgument, {"connectStream 'in'", "24 bytes", "16 bytes"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, ConnectStreamToEmptyCallback) {
+  ExpectError(engine_->connectStreamToCallback("in", nullptr),
+              absl::StatusCode::kInvalidArgument, {"connectStreamToCallback 'in'", "empty"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, ConnectStreamToRecordsNullRecord) {
+  ExpectError(engine_->connectStreamToRecords("in", {absl::Span<const char>(nullptr, 16)}),
+              absl::StatusCode::kInvalidArgument, {"connectStreamToRecords 'in'", "record 0", "null"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, ConnectStreamToRecordsWrongSize) {
+  std::vector<char> rec(15);
+  ExpectError(engine_->connectStreamToRecords("in", {absl::Span<const char>(rec)}),
+              absl::StatusCode::kInvalidArgument, {"connectStreamToRecords 'in'", "15 bytes"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, ConnectStreamToRecordsEmptyAndWrongDirection) {
+  ExpectError(engine_->connectStreamToRecords("in", {}), absl::StatusCode::kInvalidArgument,
+              {"connectStreamToRecords 'in'", "no records"});
+  std::vector<char> rec(16);
+  ExpectError(engine_->connectStreamToRecords("out", {absl::Span<const char>(rec)}),
+              absl::StatusCode::kInvalidArgument, {"connectStreamToRecords 'out'", "goes to the host"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, RunWithUnconnectedStream) {
+  ExpectError(engine_->run(0), absl::StatusCode::kFailedPrecondition,
+              {"Stream 'in' is not connected"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, WriteTensorBackwardsAndNull) {
+  std::vector<float> buf(4);
+  ExpectError(engine_->writeTensor("x", buf.data() + 4, buf.data()),
+              absl::StatusCode::kInvalidArgument, {"writeTensor 'x'", "before it begins"});
+  ExpectError(engine_->writeTensor("x", buf.data(), nullptr),
+              absl::StatusCode::kInvalidArgument, {"writeTensor 'x'", "end pointer is null"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, ReadTensorNullWrongSizeAndUnknown) {
+  std::vector<float> buf(4);
+  ExpectError(engine_->readTensor("y", nullptr, buf.data() + 4),
+              absl::StatusCode::kInvalidArgument, {"readTensor 'y'", "begin pointer is null"});
+  ExpectError(engine_->readTensor("y", buf.data(), buf.data() + 3),
+              absl::StatusCode::kInvalidArgument, {"readTensor 'y'", "12 bytes", "holds 16"});
+  ExpectError(engine_->readTensor("x", buf.data(), buf.data() + 4),
+              absl::StatusCode::kNotFound, {"no tensor called 'x'", "createHostRead"});
+  ExpectEngineWorks();
+}
+
+// --- Engine calls in the wrong order --------------------------------------------
+
+TEST_F(PoplarSimBadInputTest, RunBeforeLoad) {
+  auto e = Engine::create(doubler_.graph, doubler_.Prog());
+  ASSERT_TRUE(e.ok()) << e.status();
+  ExpectError(e->run(0), absl::StatusCode::kFailedPrecondition, {"not loaded", "Engine::load"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, RunProgramOutOfRange) {
+  ExpectError(engine_->run(1), absl::StatusCode::kInvalidArgument,
+              {"program 1 does not exist", "1 program(s)"});
+  ExpectError(engine_->run(std::numeric_limits<unsigned>::max()),
+              absl::StatusCode::kInvalidArgument, {"4294967295 does not exist"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, RunAfterDetachAndAfterAnotherEngine) {
+  device_.detach();
+  ExpectError(engine_->run(0), absl::StatusCode::kFailedPrecondition, {"was detached"});
+  ASSERT_TRUE(device_.attach().ok());
+  auto other = Engine::create(doubler_.graph, doubler_.Prog());
+  ASSERT_TRUE(other.ok()) << other.status();
+  ASSERT_TRUE(other->load(device_).ok());
+  ExpectError(engine_->run(0), absl::StatusCode::kFailedPrecondition,
+              {"now holds engine", "load(device) again"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, LoadOnEmptyOrForeignDevice) {
+  Device empty;
+  ExpectError(engine_->load(empty), absl::StatusCode::kInvalidArgument, {"empty Device"});
+  Device bigger = testing::SmallDevice(8);
+  ExpectError(engine_->load(bigger), absl::StatusCode::kInvalidArgument,
+              {"4 tiles", "8 tiles"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, UnknownAndMalformedEngineOptions) {
+  ExpectError(Engine::create(doubler_.graph, doubler_.Prog(), {{"debug.bogus", "1"}}).status(),
+              absl::StatusCode::kInvalidArgument, {"'debug.bogus'"});
+  ExpectError(Engine::create(doubler_.graph, doubler_.Prog(),
+                             {{"debug.allowOutOfMemory", "maybe"}}).status(),
+              absl::StatusCode::kInvalidArgument, {"debug.allowOutOfMemory", "maybe"});
+  ExpectError(Engine::create(doubler_.graph, doubler_.Prog(),
+                             {{"debug.maxTraceEvents", "-1"}}).status(),
+              absl::StatusCode::kInvalidArgument, {"debug.maxTraceEvents", "-1"});
+  ExpectEngineWorks();
+}
+
+// --- Shapes whose products overflow --------------------------------------------
+
+TEST_F(PoplarSimBadInputTest, VariableWhoseElementCountOverflows) {
+  Graph g(device_.getTarget());
+  Tensor t = g.addVariable(FLOAT, {k2p32, k2p32, 2}, "huge");
+  EXPECT_FALSE(t.valid());
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument,
+                   {"tensor 'huge'", "[4294967296,4294967296,2]", "overflows"});
+}
+
+TEST_F(PoplarSimBadInputTest, VariableWhoseBytesOverflow) {
+  Graph g(device_.getTarget());
+  EXPECT_FALSE(g.addVariable(LONGLONG, {k2p63 / 4}, "wide").valid());
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument,
+                   {"tensor 'wide'", "[2305843009213693952]", "long long bytes"});
+}
+
+TEST_F(PoplarSimBadInputTest, VariableOfMinusOneElements) {
+  Graph g(device_.getTarget());
+  EXPECT_FALSE(g.addVariable(CHAR, {kMinus1}, "minus_one").valid());
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument, {"tensor 'minus_one'", "[18446744073709551615]"});
+}
+
+TEST_F(PoplarSimBadInputTest, ConstantWhoseShapeOverflows) {
+  Graph g(device_.getTarget());
+  EXPECT_FALSE(g.addConstant<float>(FLOAT, {k2p63, 2}, 1.0f, "bad_const").valid());
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument, {"tensor 'bad_const'", "[9223372036854775808,2]"});
+}
+
+TEST_F(PoplarSimBadInputTest, ConstantLargerThanTheTarget) {
+  // Found by poplar_sim_fuzzer: the values were allocated on the host first.
+  Graph g(device_.getTarget());
+  EXPECT_FALSE(g.addConstant<float>(FLOAT, {size_t{1} << 36}, 1.0f, "fill").valid());
+  ExpectGraphError(g, absl::StatusCode::kResourceExhausted,
+                   {"constant 'fill' float[68719476736]", "target's 2555904 bytes"});
+}
+
+TEST_F(PoplarSimBadInputTest, ConstantWithTooManyValuesOrNullValues) {
+  Graph g(device_.getTarget());
+  EXPECT_FALSE(g.addConstant<float>(FLOAT, {2}, {1, 2, 3}, "three").valid());
+  ExpectError(g.status(), absl::StatusCode::kInvalidArgument, {"addConstant 'three'", "3 values", "[2]"});
+  Graph h(device_.getTarget());
+  EXPECT_FALSE(h.addConstant<float>(FLOAT, {4}, absl::Span<const float>(nullptr, 4), "nul").valid());
+  ExpectGraphError(h, absl::StatusCode::kInvalidArgument, {"addConstant 'nul'", "null"});
+}
+
+TEST_F(PoplarSimBadInputTest, ReshapeWhoseProductWrapsToTheSameCount) {
+  Graph g(device_.getTarget());
+  Tensor empty = g.addVariable(FLOAT, {0}, "empty");
+  // 2^62 x 4 wraps to 0 in 64 bits: the old check saw "0 == 0".
+  Tensor r = empty.reshape({size_t{1} << 62, 4});
+  ExpectError(r.status(), absl::StatusCode::kInvalidArgument,
+              {"reshape to [4611686018427387904,4]", "tensor 'empty'"});
+  ExpectDeviceWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, BroadcastWhoseCountOverflows) {
+  Graph g(device_.getTarget());
+  Tensor t = g.addVariable(CHAR, {size_t{1} << 40, 1}, "tall");
+  Tensor b = t.broadcast(std::numeric_limits<unsigned>::max(), 1);
+  ExpectError(b.status(), absl::StatusCode::kInvalidArgument,
+              {"broadcast: 4294967295 copies", "tensor 'tall'"});
+  ExpectDeviceWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, BroadcastOfMillionsOfCopies) {
+  Graph g(device_.getTarget());
+  Tensor t = g.addVariable(FLOAT, {2}, "pair");
+  Tensor b = t.broadcast(static_cast<unsigned>(k2p31), 0);
+  ExpectError(b.status(), absl::StatusCode::kResourceExhausted,
+              {"2147483648 copies of tensor 'pair'", "element runs"});
+  // Also of an empty tensor (found by poplar_sim_fuzzer: no runs to count,
+  // but a vector of 2^31 copies).
+  Tensor e = g.addVariable(FLOAT, {0}, "none").broadcast(static_cast<unsigned>(k2p31), 0);
+  ExpectError(e.status(), absl::StatusCode::kResourceExhausted, {"copies of tensor 'none'"});
+  ExpectDeviceWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, ViewNeedingTooManyRuns) {
+  Graph g(device_.getTarget());
+  Tensor m = g.addVariable(CHAR, {size_t{1} << 30, 2}, "tall_matrix");
+  Tensor column = m.slice(0, 1, 1);
+  ExpectError(column.status(), absl::StatusCode::kResourceExhausted,
+              {"tensor 'tall_matrix'", "[1073741824,2]", "element runs"});
+  ExpectDeviceWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, ConcatWhoseCountOverflows) {
+  Graph g(device_.getTarget());
+  Tensor t = g.addVariable(CHAR, {size_t{1} << 61}, "half");
+  Tensor c = concat({t, t, t, t}, 0);
+  ExpectError(c.status(), absl::StatusCode::kInvalidArgument,
+              {"concat of 4 tensors", "overflows", "tensor 'half'"});
+  ExpectDeviceWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, StreamWhoseRecordBytesOverflow) {
+  Graph g(device_.getTarget());
+  DataStream s = g.addHostToDeviceFIFO("huge_in", FLOAT, k2p63);
+  EXPECT_FALSE(s.valid());
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument, {"Stream 'huge_in'", "overflow"});
+}
+
+// --- Views out of range -----------------------------------------------------------
+
+TEST_F(PoplarSimBadInputTest, SliceBackwardsAndIndexOutOfRange) {
+  Graph g(device_.getTarget());
+  Tensor t = g.addVariable(FLOAT, {4, 3}, "m");
+  ExpectError(t.slice(3, 1, 0).status(), absl::StatusCode::kInvalidArgument, {"slice", "tensor 'm'"});
+  ExpectError(t[kMinus1].status(), absl::StatusCode::kInvalidArgument, {"index", "tensor 'm'"});
+  ExpectError(t.slice(0, 1, 7).status(), absl::StatusCode::kInvalidArgument,
+              {"dimension 7", "tensor 'm'"});
+  ExpectDeviceWorks();
+}
+
+// --- Tile mapping ------------------------------------------------------------------
+
+TEST_F(PoplarSimBadInputTest, TileOutOfRangeNamesTheTensor) {
+  Graph g(device_.getTarget());
+  Tensor t = g.addVariable(FLOAT, {4}, "weights");
+  g.setTileMapping(t, 4);
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument,
+                   {"setTileMapping of tensor 'weights' [4]", "tile 4 is out of range", "4 tiles"});
+}
+
+TEST_F(PoplarSimBadInputTest, TileMinusOneNamesTheTensor) {
+  Graph g(device_.getTarget());
+  Tensor t = g.addVariable(FLOAT, {4}, "bias");
+  g.setTileMapping(t, static_cast<unsigned>(-1));
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument,
+                   {"tensor 'bias'", "tile 4294967295 is out of range"});
+}
+
+TEST_F(PoplarSimBadInputTest, MappingIntervalBackwards) {
+  Graph g(device_.getTarget());
+  Tensor t = g.addVariable(FLOAT, {4}, "v");
+  TileToTensorMapping m(4);
+  m[1].push_back(Interval{3, 1});
+  g.setTileMapping(t, m);
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument, {"[3, 1)", "tensor 'v'"});
+}
+
+TEST_F(PoplarSimBadInputTest, MapTensorOfAnotherGraph) {
+  Graph g(device_.getTarget());
+  g.setTileMapping(doubler_.x, 0);
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument, {"tensor 'x'", "belongs to another graph"});
+}
+
+TEST_F(PoplarSimBadInputTest, VertexTileOutOfRangeNamesTheVertex) {
+  Graph g(device_.getTarget());
+  Tensor t = g.addVariable(INT, {}, "counter");
+  g.setTileMapping(t, 0);
+  ComputeSet cs = g.addComputeSet("count");
+  VertexRef v = g.addVertex(cs, "test::IncrementInt", {{"v", t}});
+  g.setTileMapping(v, 9);
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument,
+                   {"vertex 0 (type 'test::IncrementInt', compute set 'count')", "tile 9"});
+}
+
+TEST_F(PoplarSimBadInputTest, UnmappedTensorAtEngineCreation) {
+  Graph g(device_.getTarget());
+  Tensor t = g.addVariable(FLOAT, {4}, "loose");
+  ExpectError(Engine::create(g, WriteUndef(t)).status(), absl::StatusCode::kFailedPrecondition,
+              {"Tensor 'loose'", "not mapped"});
+  ExpectDeviceWorks();
+}
+
+// --- Compute sets and vertices -------------------------------------------------
+
+TEST_F(PoplarSimBadInputTest, AddVertexToComputeSetOfAnotherGraph) {
+  Graph g(device_.getTarget());
+  g.addVertex(doubler_.cs, "test::IncrementInt");
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument,
+                   {"addVertex 'test::IncrementInt'", "compute set 'double'", "another graph"});
+}
+
+TEST_F(PoplarSimBadInputTest, AddVertexToEmptyComputeSetHandle) {
+  Graph g(device_.getTarget());
+  g.addVertex(ComputeSet{}, "test::IncrementInt");
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument, {"an empty compute set handle"});
+}
+
+TEST_F(PoplarSimBadInputTest, ExecuteComputeSetOfAnotherGraph) {
+  Graph g(device_.getTarget());
+  ExpectError(Engine::create(g, Execute(doubler_.cs)).status(), absl::StatusCode::kInvalidArgument,
+              {"Execute", "compute set 'double' belongs to another graph"});
+  ExpectDeviceWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, ComputeSetVerticesOfAnotherGraph) {
+  Graph g(device_.getTarget());
+  ComputeSet foreign = doubler_.cs;
+  foreign.id = 1000;  // beyond this graph's compute sets (used to crash)
+  EXPECT_TRUE(g.getComputeSetVertices(foreign).empty());
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument, {"getComputeSetVertices", "compute set 'double'"});
+}
+
+TEST_F(PoplarSimBadInputTest, UnknownVertexType) {
+  Graph g(device_.getTarget());
+  g.addVertex(g.addComputeSet("cs"), "test::NoSuchVertex");
+  ExpectGraphError(g, absl::StatusCode::kNotFound, {"'test::NoSuchVertex'", "POPLAR_SIM_REGISTER_VERTEX"});
+}
+
+TEST_F(PoplarSimBadInputTest, ConnectFieldOfAVertexOfAnotherGraph) {
+  Graph g(device_.getTarget());
+  Tensor t = g.addVariable(INT, {}, "t");
+  VertexRef foreign = doubler_.graph.getComputeSetVertices(doubler_.cs)[0];
+  g.connect(foreign["v"], t);
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument, {"connect field 'v'", "another graph"});
+}
+
+TEST_F(PoplarSimBadInputTest, EmptyVertexHandle) {
+  Graph g(device_.getTarget());
+  g.setPerfEstimate(VertexRef{}, 10);
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument, {"setPerfEstimate", "empty handle"});
+}
+
+TEST_F(PoplarSimBadInputTest, ParamSetToNaNOrInf) {
+  for (double bad : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+    Graph g(device_.getTarget());
+    Tensor v = g.addVariable(FLOAT, {4}, "v");
+    VertexRef s = g.addVertex(g.addComputeSet("scale"), "test::ScaleVector", {{"v", v}});
+    g.setInitialValue(s["k"], bad);
+    ExpectGraphError(g, absl::StatusCode::kInvalidArgument,
+                     {"setInitialValue of field 'k'", "type 'test::ScaleVector'", "not a finite number"});
+  }
+}
+
+TEST_F(PoplarSimBadInputTest, VertexFieldIndexedPastItsEnd) {
+  // test::SumVector sums `in`; connecting an Output<float> as a vector is
+  // refused, so the checked-mode case is in poplar_sim/engine_test.cc
+  // (CheckedVertexFieldsTest); here the field shape check names the field.
+  Graph g(device_.getTarget());
+  Tensor in = g.addVariable(FLOAT, {4}, "in");
+  Tensor out = g.addVariable(FLOAT, {2}, "out");
+  g.setTileMapping(in, 0);
+  g.setTileMapping(out, 0);
+  ComputeSet cs = g.addComputeSet("sum");
+  g.setTileMapping(g.addVertex(cs, "test::SumVector", {{"in", in}, {"out", out}}), 0);
+  ExpectError(Engine::create(g, Execute(cs)).status(), absl::StatusCode::kInvalidArgument,
+              {"Field 'out'", "type 'test::SumVector'", "2 elements"});
+  ExpectDeviceWorks();
+}
+
+// --- Streams and host access in the graph ---------------------------------------
+
+TEST_F(PoplarSimBadInputTest, DuplicateStreamHandle) {
+  Graph g(device_.getTarget());
+  g.addHostToDeviceFIFO("feed", FLOAT, 4);
+  g.addDeviceToHostFIFO("feed", FLOAT, 4);
+  ExpectGraphError(g, absl::StatusCode::kAlreadyExists, {"'feed'", "unique"});
+}
+
+TEST_F(PoplarSimBadInputTest, StreamCopyOfAnotherGraphsStream) {
+  Graph g(device_.getTarget());
+  Tensor t = g.addVariable(FLOAT, {4}, "t");
+  g.setTileMapping(t, 0);
+  DataStream foreign = doubler_.in;
+  ExpectError(Engine::create(g, Copy(foreign, t)).status(), absl::StatusCode::kInvalidArgument,
+              {"stream 'in'", "another graph"});
+  ExpectDeviceWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, StreamCopyOfWrongSize) {
+  Graph g(device_.getTarget());
+  Tensor t = g.addVariable(FLOAT, {5}, "five");
+  g.setTileMapping(t, 0);
+  DataStream s = g.addHostToDeviceFIFO("four", FLOAT, 4);
+  ExpectError(Engine::create(g, Copy(s, t)).status(), absl::StatusCode::kInvalidArgument,
+              {"stream 'four'", "'five' float[5]"});
+  ExpectDeviceWorks();
+}
+
+// --- Virtual graphs ------------------------------------------------------------------
+
+TEST_F(PoplarSimBadInputTest, VirtualGraphRangeBackwards) {
+  Graph g(device_.getTarget());
+  g.createVirtualGraph(3, 1);
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument, {"tiles [3, 1)", "4 tiles"});
+}
+
+TEST_F(PoplarSimBadInputTest, VirtualGraphForIPUOutOfRange) {
+  Graph g(device_.getTarget());
+  g.createVirtualGraphForIPU(static_cast<unsigned>(k2p31));
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument, {"IPU 2147483648 is out of range"});
+}
+
+// --- Programs ------------------------------------------------------------------------
+
+TEST_F(PoplarSimBadInputTest, SequenceAddedToItself) {
+  Sequence loop({}, "loop");
+  loop.add(loop);
+  ExpectError(Engine::create(doubler_.graph, loop).status(), absl::StatusCode::kInvalidArgument,
+              {"Program 0: the Sequence 'loop' contains itself"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, CycleThroughARepeat) {
+  Sequence outer({}, "outer"), inner({}, "inner");
+  outer.add(inner);
+  inner.add(Repeat(3, outer, "thrice"));
+  ExpectError(Engine::create(doubler_.graph, {doubler_.Prog(), outer}).status(),
+              absl::StatusCode::kInvalidArgument, {"Program 1: the Repeat 'thrice' contains itself"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, SwitchCaseContainingTheSwitch) {
+  Graph& g = doubler_.graph;
+  Tensor c = g.addConstant<int>(INT, {}, 1, "ctl");
+  g.setTileMapping(c, 0);
+  Switch sw(c, Sequence(), "sw");
+  sw.add(1, sw);
+  ExpectError(Engine::create(g, sw).status(), absl::StatusCode::kInvalidArgument,
+              {"the Switch 'sw' contains itself"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, SharingThatExpandsExponentially) {
+  Program p = Execute(doubler_.cs);
+  for (int i = 0; i < 64; ++i) p = Sequence({p, p});
+  ExpectError(Engine::create(doubler_.graph, p).status(), absl::StatusCode::kResourceExhausted,
+              {"more than 16777216 steps"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, DeepNestingRuns) {
+  Sequence root({}, "root");
+  Sequence cur = root;
+  for (int i = 0; i < 200000; ++i) {
+    Sequence next;
+    cur.add(next);
+    cur = next;
+  }
+  cur.add(doubler_.Prog());
+  auto e = Engine::create(doubler_.graph, root, {{"debug.allowOutOfMemory", "true"}});
+  ASSERT_TRUE(e.ok()) << e.status();
+  engine_ = std::make_unique<Engine>(std::move(*e));
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, PredicateOfWrongTypeAndEmptyTensor) {
+  Graph& g = doubler_.graph;
+  ExpectError(Engine::create(g, If(doubler_.x, Sequence())).status(),
+              absl::StatusCode::kInvalidArgument, {"If: the predicate 'x' float[4]"});
+  ExpectError(Engine::create(g, WriteUndef(Tensor())).status(),
+              absl::StatusCode::kFailedPrecondition, {"WriteUndef", "empty"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, SwitchWithDuplicateCases) {
+  Graph& g = doubler_.graph;
+  Tensor c = g.addConstant<int>(INT, {}, 1, "ctl");
+  g.setTileMapping(c, 0);
+  Switch sw(c);
+  sw.add(7, Sequence()).add(7, Sequence());
+  ExpectError(Engine::create(g, sw).status(), absl::StatusCode::kInvalidArgument,
+              {"case value 7 appears more than once"});
+  ExpectEngineWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, CopyIntoABroadcastView) {
+  Graph& g = doubler_.graph;
+  Tensor s = g.addVariable(FLOAT, {1}, "scalar");
+  g.setTileMapping(s, 0);
+  ExpectError(Engine::create(g, Copy(doubler_.x, s.broadcast(4, 0))).status(),
+              absl::StatusCode::kInvalidArgument, {"'x' float[4]", "repeats elements"});
+  ExpectEngineWorks();
+}
+
+// --- Devices ---------------------------------------------------------------------------
+
+TEST_F(PoplarSimBadInputTest, DeviceManagerOfZeroOrTooManyIPUs) {
+  ExpectError(DeviceManager::create(0).status(), absl::StatusCode::kInvalidArgument,
+              {"at least one IPU"});
+  ExpectError(DeviceManager::create(static_cast<unsigned>(k2p31)).status(),
+              absl::StatusCode::kInvalidArgument, {"2147483648 IPUs", "1024"});
+  ExpectDeviceWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, UnknownArchitectureAndDeviceId) {
+  ExpectError(DeviceManager::create(2, "ipu9").status(), absl::StatusCode::kNotFound,
+              {"ipu9"});
+  absl::StatusOr<DeviceManager> m = DeviceManager::create(2);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ExpectError(m->getDevice(999).status(), absl::StatusCode::kNotFound, {"999", "0-2"});
+  ExpectDeviceWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, IPUModelOfBadSizes) {
+  IPUModel tiles;
+  tiles.tilesPerIPU = static_cast<unsigned>(k2p31);
+  ExpectError(tiles.createDevice().status(), absl::StatusCode::kInvalidArgument,
+              {"tilesPerIPU = 2147483648"});
+  IPUModel ipus;
+  ipus.numIPUs = std::numeric_limits<unsigned>::max();
+  ExpectError(ipus.createDevice().status(), absl::StatusCode::kInvalidArgument,
+              {"4294967295 IPUs"});
+  ExpectDeviceWorks();
+}
+
+TEST_F(PoplarSimBadInputTest, AttachAnIPUAnotherDeviceHolds) {
+  absl::StatusOr<DeviceManager> m = DeviceManager::create(2);
+  ASSERT_TRUE(m.ok()) << m.status();
+  Device single = *m->getDevice(0);
+  Device pair = *m->getDevice(2);
+  ASSERT_TRUE(pair.attach().ok());
+  ExpectError(single.attach(), absl::StatusCode::kFailedPrecondition, {"device 2"});
+  pair.detach();
+  absl::Status s = single.attach();
+  EXPECT_TRUE(s.ok()) << s;
+  ExpectDeviceWorks();
+}
+
+}  // namespace
+}  // namespace poplar_sim
