@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Checks that the C++ code keeps to its layers and declares what it includes.
 
-Two rules, both read from the build graph (`bazel query`) and the
-`#include` lines of every C++ target's sources and headers:
+Three rules, read from the build graph (`bazel query`), the BUILD files
+and the `#include` lines of every C++ target's sources and headers:
 
 1. Declared includes. A file of target //a:b may include a project header
    only if //a:b itself or one of its *direct* deps declares that header
@@ -11,6 +11,9 @@ Two rules, both read from the build graph (`bazel query`) and the
    the header's owner stops being pulled in transitively.
 2. Layer rules. Each directory may include only the layers below it
    (LAYER_RULES, mirrored for people in docs/architecture.md, "Layering").
+3. Private by default. A package's targets are private unless a target says
+   who may use it (`visibility`), so every public target is public on
+   purpose. third_party/, the wrappers of system libraries, is exempt.
 
 Violations listed in tools/layering_known_violations.txt are reported but do
 not fail the check (they are the debt of code being restructured); a new
@@ -113,6 +116,9 @@ QUERY = ('kind("(cc_library|cc_binary|cc_test|cc_proto_library|proto_library)'
 KNOWN_VIOLATIONS_FILE = "tools/layering_known_violations.txt"
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*["<]([^">]+)[">]')
+DEFAULT_VISIBILITY_RE = re.compile(
+    r"^package\([^)]*default_visibility\s*=\s*\[([^\]]*)\]", re.M | re.S)
+PRIVATE = "//visibility:private"
 
 
 class Target:
@@ -133,10 +139,10 @@ class Violation:
     edits elsewhere in the file."""
 
     def __init__(self, kind, path, line, header, message):
-        self.kind = kind        # "undeclared" or "layer"
+        self.kind = kind        # "undeclared", "layer" or "visibility"
         self.path = path
         self.line = line
-        self.header = header
+        self.header = header    # for "visibility", the default it sets
         self.message = message
 
     @property
@@ -325,11 +331,41 @@ def check_layers(targets, read_source):
     return violations
 
 
+def check_default_visibility(targets, read_source):
+    """Rule 3: no package with C++ or proto targets outside third_party/
+    makes its targets visible by default. (Without a package() default,
+    Bazel's is private already.)"""
+    packages = sorted({label[2:].partition(":")[0] for label in targets
+                       if label.startswith("//")})
+    violations = []
+    for package in packages:
+        path = f"{package}/BUILD" if package else "BUILD"
+        if not is_project_path(path) or path.startswith("third_party/"):
+            continue
+        text = read_source(path)
+        match = DEFAULT_VISIBILITY_RE.search(text or "")
+        if match is None:
+            continue
+        labels = re.findall(r'"([^"]+)"', match.group(1))
+        if labels == [PRIVATE]:
+            continue
+        line = text.count("\n", 0, match.start()) + 1
+        shown = ", ".join(f'"{label}"' for label in labels)
+        violations.append(Violation(
+            "visibility", path, line, ",".join(labels),
+            f"default_visibility = [{shown}]: make it "
+            f'["{PRIVATE}"] and give each target used from another '
+            f"package its own `visibility` (bazel query "
+            f"'rdeps(//..., //{package}:<target>, 1)' lists its users)"))
+    return violations
+
+
 def run_checks(xml_text, read_source):
     targets = parse_query_xml(xml_text)
     generated_proto_headers(targets)
-    return check_declared(targets, read_source) + check_layers(
-        targets, read_source)
+    return (check_declared(targets, read_source) +
+            check_layers(targets, read_source) +
+            check_default_visibility(targets, read_source))
 
 
 def source_reader(root):
@@ -384,10 +420,11 @@ def report(violations, known):
 
 
 # A synthetic workspace for --self-test: core:a uses core:b's header without
-# depending on it, and poplar_sim includes a core header (an arrow upwards).
-# core:b (a generated proto header), core:c (a private header) and
-# core:d_test (a header through a bundle of deps) are clean, so a check that
-# flags too much fails too.
+# depending on it, poplar_sim includes a core header (an arrow upwards) and
+# makes its targets public by default. core:b (a generated proto header),
+# core:c (a private header), core:d_test (a header through a bundle of deps)
+# and core's private default are clean, so a check that flags too much fails
+# too.
 SELF_TEST_XML = """<?xml version="1.1" encoding="UTF-8"?>
 <query version="2">
   <rule class="cc_library" name="//tensorflow_ipu/core:a">
@@ -437,6 +474,12 @@ SELF_TEST_FILES = {
                                  '\n#include "absl/status/status.h"\n'),
     "tensorflow_ipu/core/c_internal.h": "#pragma once\n",
     "tensorflow_ipu/core/d_test.cc": '#include "tensorflow_ipu/core/b.h"\n',
+    "tensorflow_ipu/core/BUILD":
+        'package(default_visibility = ["//visibility:private"])\n',
+    "poplar_sim/BUILD": ('# The simulator.\n'
+                         'package(\n'
+                         '    default_visibility = ["//visibility:public"],\n'
+                         ')\n'),
     "poplar_sim/engine.cc": ('// The simulator.\n'
                              '#include "tensorflow_ipu/core/b.h"\n'),
 }
@@ -457,6 +500,11 @@ def self_test():
         'poplar_sim/engine.cc:2: "tensorflow_ipu/core/b.h" is against the '
         "layer rule: poplar_sim/ may include only poplar_sim/ "
         "(docs/architecture.md, Layering)",
+        'poplar_sim/BUILD:2: default_visibility = ["//visibility:public"]: '
+
+        "make it [\"//visibility:private\"] and give each target used from "
+        "another package its own `visibility` (bazel query "
+        "'rdeps(//..., //poplar_sim:<target>, 1)' lists its users)",
     ])
     if got != expected:
         print("check_layering self-test FAILED\nexpected:")
