@@ -133,7 +133,8 @@ class Target:
 
 
 class Violation:
-    """One broken rule at one include line.
+    """One broken rule at one line (an #include, or a BUILD file's
+    package()).
 
     `key` leaves out the line number, so the known-violations list survives
     edits elsewhere in the file."""
@@ -205,6 +206,7 @@ def header_owners(targets):
 
 
 def is_project_path(path):
+    """Whether a workspace-relative path is the project's own file."""
     return path.startswith(PROJECT_ROOTS)
 
 
@@ -304,6 +306,7 @@ def include_allowed(rule, header):
 
 
 def describe_rule(rule):
+    """The rule in words, for the message of a violation."""
     directory, allowed, denied = rule
     text = f"{directory} may include only {', '.join(allowed)}"
     if denied:
@@ -361,6 +364,8 @@ def check_default_visibility(targets, read_source):
 
 
 def run_checks(xml_text, read_source):
+    """All violations of the three rules, given the query output and a
+    read_source(path) -> text or None."""
     targets = parse_query_xml(xml_text)
     generated_proto_headers(targets)
     return (check_declared(targets, read_source) +
@@ -381,6 +386,7 @@ def source_reader(root):
 
 
 def bazel_query(root):
+    """The C++ and proto rules of the workspace, as query XML."""
     result = subprocess.run(
         ["bazel", "query", QUERY, "--output=xml"], cwd=root,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -486,8 +492,8 @@ SELF_TEST_FILES = {
 
 
 def self_test():
-    """Runs both checks on SELF_TEST_XML and asserts exactly the planted
-    violations come out, with the fix named."""
+    """Runs the three checks on SELF_TEST_XML and asserts that exactly the
+    planted violations come out, each naming its fix."""
     violations = run_checks(SELF_TEST_XML, SELF_TEST_FILES.get)
     got = sorted(str(v) for v in violations)
     expected = sorted([
@@ -501,7 +507,6 @@ def self_test():
         "layer rule: poplar_sim/ may include only poplar_sim/ "
         "(docs/architecture.md, Layering)",
         'poplar_sim/BUILD:2: default_visibility = ["//visibility:public"]: '
-
         "make it [\"//visibility:private\"] and give each target used from "
         "another package its own `visibility` (bazel query "
         "'rdeps(//..., //poplar_sim:<target>, 1)' lists its users)",
