@@ -17,6 +17,7 @@ PACKAGES=(
   libbenchmark-dev
   nlohmann-json3-dev  # JSON: engine options, profile and trace reports
   zlib1g-dev          # gzip-compressed IDX data sets
+  python3             # tools/check_layering.py, run by .ci/run
   dataset-fashion-mnist  # examples/fashion_mnist trains on it; its tests read it
 )
 # Packages named on the command line are installed too (the benchmarks'
