@@ -70,10 +70,13 @@ TEST(IpuDevicesTest, EachDeviceHasItsOwnLock) {
   ASSERT_TRUE(a.ok()) << a.status();
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_NE(a->mutex(), b->mutex());
-  // Holding one device's lock does not keep another device busy.
-  absl::MutexLock hold_a(a->mutex());
-  EXPECT_TRUE(b->mutex()->TryLock());
-  b->mutex()->Unlock();
+  {
+    // Holding one device's lock does not keep another device busy.
+    absl::MutexLock hold_a(a->mutex());
+    EXPECT_TRUE(b->mutex()->TryLock());
+    b->mutex()->Unlock();
+  }
+  // Detaching takes every device's lock: it waits for runs in flight.
   IpuDevices::Global().Detach();
 }
 

@@ -31,7 +31,7 @@ TEST(CpuOnlyTest, HostGraphsRunAndReportNoIpuCost) {
   // Traced: the Add ran and was timed (the fed placeholder did not run).
   ASSERT_EQ(metadata.step_stats.node_stats.size(), 1u);
   EXPECT_EQ(metadata.step_stats.node_stats[0].node_name, sum.node()->name());
-  EXPECT_EQ(metadata.step_stats.node_stats[0].op, "AddV2");
+  EXPECT_EQ(metadata.step_stats.node_stats[0].op, "Add");
 }
 
 TEST(CpuOnlyTest, ANodeOnAnIpuSaysNoIpuSystemIsConfigured) {

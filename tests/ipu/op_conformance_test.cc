@@ -441,7 +441,7 @@ TEST(OpConformanceCoverageTest, EveryLoweredOpHasACase) {
   }
   std::vector<std::string> missing;
   for (const std::string& op : compiler::LoweringRegistry::Global()->ListOps()) {
-    if (!covered.contains(op) && !CoveredElsewhere().contains(op)) {
+    if (covered.count(op) == 0 && CoveredElsewhere().count(op) == 0) {
       missing.push_back(op);
     }
   }
