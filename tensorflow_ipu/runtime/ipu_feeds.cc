@@ -42,8 +42,9 @@ absl::Status InfeedRegistry::Register(const std::string& name,
           "set drop_remainder=True"));
     }
   }
+  // No iterator until the initializer runs (Reset): as in the vendor's
+  // port, a loop that reads the feed before that is an error.
   auto feed = std::make_unique<Feed>(Feed{dataset, nullptr, 0});
-  ASSIGN_OR_RETURN(feed->iterator, dataset.MakeIterator());
   absl::MutexLock lock(&mu_);
   feeds_[name] = std::move(feed);
   return absl::OkStatus();
@@ -72,6 +73,12 @@ absl::StatusOr<std::vector<std::vector<Tensor>>> InfeedRegistry::Take(
         "with that feed name and run its initializer first"));
   }
   Feed& feed = *it->second;
+  if (feed.iterator == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Infeed '", name, "' has not been initialized: run its initializer "
+        "(session.Run of infeed_queue.initializer) before the loop that "
+        "reads it"));
+  }
   std::vector<data::Element> elements;
   for (int64_t i = 0; i < n; ++i) {
     data::Element e;

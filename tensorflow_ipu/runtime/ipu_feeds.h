@@ -7,6 +7,7 @@
 // until the host dequeues it.
 //
 //   InfeedRegistry::Get().Register("feed", dataset);
+//   InfeedRegistry::Get().Reset("feed");   // the feed's initializer
 //   ASSIGN_OR_RETURN(std::vector<std::vector<Tensor>> records,
 //                    InfeedRegistry::Get().Take("feed", 100));
 //   records[c][i]: component c of element i
@@ -30,14 +31,14 @@ class InfeedRegistry {
  public:
   static InfeedRegistry& Get();
   // Registers (or replaces) the dataset of feed `name`. Its element shapes
-  // must be fully defined.
+  // must be fully defined. It gives nothing until Reset (its initializer).
   absl::Status Register(const std::string& name, const data::Dataset& dataset);
-  // Restarts the iteration from the first element.
+  // Starts (or restarts) the iteration from the first element.
   absl::Status Reset(const std::string& name);
   // The next `n` elements, by component: result[c][i] is component c of
   // element i (not stacked: the device reads each in place). OutOfRange
   // saying how many elements were missing when the data ends first;
-  // FailedPrecondition when the feed is unknown.
+  // FailedPrecondition when the feed is unknown or was never initialized.
   absl::StatusOr<std::vector<std::vector<Tensor>>> Take(const std::string& name,
                                                        int64_t n);
 

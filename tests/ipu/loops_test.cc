@@ -81,6 +81,11 @@ TEST_F(LoopsTest, InfeedAndOutfeedMoveOneElementPerIteration) {
   ASSERT_TRUE(root.ok()) << root.status();
   testing::ProfilingSession session(root);
   std::vector<Tensor> out;
+  // Before its initializer has run, the infeed gives nothing: the vendor's
+  // FailedPrecondition, not numbers.
+  absl::Status early = session.Run({(*r)[0]}, &out);
+  EXPECT_EQ(early.code(), absl::StatusCode::kFailedPrecondition) << early;
+  EXPECT_THAT(early.message(), HasSubstr("Infeed 'numbers' has not been initialized"));
   ASSERT_TRUE(session.Run({}, {}, {infeed->initializer(root)}, nullptr).ok());
   absl::Status s = session.Run({(*r)[0]}, &out);
   ASSERT_TRUE(s.ok()) << s;
