@@ -89,11 +89,17 @@ TEST_F(CloseDuringRunTest, CloseWhileIpuRunsAreInFlight) {
   Output y = Chain(ipu::scopes::ipu_scope(root, "/device:IPU:0"), x, 4);
   ClientSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run({{x, Identityish(32)}}, {y}, &out).ok());  // compile
+  {
+    absl::Status run_status = session.Run({{x, Identityish(32)}}, {y}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }  // compile
   RunWhile(session, {{x, Identityish(32)}}, y,
            [&] {
              std::this_thread::sleep_for(std::chrono::milliseconds(2));
-             EXPECT_TRUE(session.session()->Close().ok());
+             {
+               absl::Status run_status = session.session()->Close();
+               EXPECT_TRUE(run_status.ok()) << run_status;
+             }
            },
            {absl::StatusCode::kFailedPrecondition});
 }
@@ -106,7 +112,10 @@ TEST_F(CloseDuringRunTest, ResetAndReconfigureWhileIpuRunsAreInFlight) {
   Output y = Chain(ipu::scopes::ipu_scope(root, "/device:IPU:0"), x, 4);
   ClientSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run({{x, Identityish(32)}}, {y}, &out).ok());
+  {
+    absl::Status run_status = session.Run({{x, Identityish(32)}}, {y}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   const Tensor expected = out[0];
   // Runs between a reset and the next configuration find no IPU system.
   RunWhile(session, {{x, Identityish(32)}}, y,

@@ -61,7 +61,10 @@ TEST_F(TutorialTest, BasicGraphOnTheSimulatedHardware) {
   Output result = BasicGraph(ipu::scopes::ipu_scope(root, "/device:IPU:0"), p);
   testing::ProfilingSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+  {
+    absl::Status run_status = session.Run(TutorialFeeds(p), {result}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[3. 8.]");
 
   IpuRunProfile profile = session.last_profile();
@@ -106,7 +109,10 @@ TEST_F(TutorialTest, BasicGraphOnTheIpuModel) {
   Output result = BasicGraph(ipu::scopes::ipu_scope(root, "/device:IPU:0"), p);
   testing::ProfilingSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+  {
+    absl::Status run_status = session.Run(TutorialFeeds(p), {result}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[3. 8.]");
   EXPECT_EQ(session.last_profile().clusters.size(), 1u);
 }
@@ -125,7 +131,10 @@ TEST_F(TutorialTest, ShardedGraphOnFourIpus) {
   Output out_t = ops::Add(s3, ops::Add(s3, o1, o2), o3);
   testing::ProfilingSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run(TutorialFeeds(p), {out_t}, &out).ok());
+  {
+    absl::Status run_status = session.Run(TutorialFeeds(p), {out_t}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[ 4. 14.]");
 
   IpuRunProfile profile = session.last_profile();
@@ -226,14 +235,20 @@ TEST_F(TutorialTest, AlternatingClustersSwitchEngines) {
   auto second = ops::Mul(ipu, on_host, p.c);
   testing::ProfilingSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run(TutorialFeeds(p), {second}, &out).ok());
+  {
+    absl::Status run_status = session.Run(TutorialFeeds(p), {second}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[ -1. -10.]");
   IpuRunProfile profile = session.last_profile();
   ASSERT_EQ(profile.clusters.size(), 2u);
   EXPECT_EQ(profile.engine_loads, 2u);
   EXPECT_EQ(profile.engine_switches, 1u);  // the first load replaced nothing
 
-  ASSERT_TRUE(session.Run(TutorialFeeds(p), {second}, &out).ok());
+  {
+    absl::Status run_status = session.Run(TutorialFeeds(p), {second}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   profile = session.last_profile();
   EXPECT_EQ(profile.engine_loads, 2u);
   EXPECT_EQ(profile.engine_switches, 2u);
@@ -261,18 +276,27 @@ TEST_F(TutorialTest, OneClusterPreparedTwiceIsCompiledAndLoadedOnce) {
   auto doubled = ops::Add(root.WithDevice("cpu"), result, result);
   testing::ProfilingSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+  {
+    absl::Status run_status = session.Run(TutorialFeeds(p), {result}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   EXPECT_EQ(session.last_profile().clusters.at(0).cluster, "cluster_0");
   EXPECT_TRUE(session.last_profile().clusters.at(0).compiled);
   for (int round = 0; round < 2; ++round) {
-    ASSERT_TRUE(session.Run(TutorialFeeds(p), {doubled}, &out).ok());
+    {
+      absl::Status run_status = session.Run(TutorialFeeds(p), {doubled}, &out);
+      ASSERT_TRUE(run_status.ok()) << run_status;
+    }
     EXPECT_EQ(out[0].DebugString(), "[ 6. 16.]");
     const IpuRunProfile& second = session.last_profile();
     ASSERT_EQ(second.clusters.size(), 1u);
     EXPECT_EQ(second.clusters[0].cluster, "cluster_0");
     EXPECT_FALSE(second.clusters[0].compiled);
     EXPECT_EQ(second.engine_loads, 0u);
-    ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+    {
+      absl::Status run_status = session.Run(TutorialFeeds(p), {result}, &out);
+      ASSERT_TRUE(run_status.ok()) << run_status;
+    }
     EXPECT_EQ(session.last_profile().engine_loads, 0u);
   }
   for (const std::string& m : log.messages()) {
@@ -289,21 +313,33 @@ TEST_F(TutorialTest, ReconfiguringTheSystemRecompilesClusters) {
   Output result = BasicGraph(ipu::scopes::ipu_scope(root, "/device:IPU:0"), p);
   testing::ProfilingSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+  {
+    absl::Status run_status = session.Run(TutorialFeeds(p), {result}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   EXPECT_TRUE(session.last_profile().clusters.at(0).compiled);
-  ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+  {
+    absl::Status run_status = session.Run(TutorialFeeds(p), {result}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   EXPECT_FALSE(session.last_profile().clusters.at(0).compiled);
 
   // The same configuration again: new devices all the same.
   Configure(1, "--use_ipu_model --ipu_model_tiles=8");
-  ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+  {
+    absl::Status run_status = session.Run(TutorialFeeds(p), {result}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[3. 8.]");
   EXPECT_TRUE(session.last_profile().clusters.at(0).compiled);
   EXPECT_EQ(session.last_profile().engine_loads, 1u);
 
   // A configuration with another tile count: compiled for it.
   Configure(1, "--use_ipu_model --ipu_model_tiles=16");
-  ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+  {
+    absl::Status run_status = session.Run(TutorialFeeds(p), {result}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[3. 8.]");
   EXPECT_TRUE(session.last_profile().clusters.at(0).compiled);
 }
@@ -321,7 +357,10 @@ TEST_F(TutorialTest, CompiledTutorialGivesTheSameResult) {
   ASSERT_TRUE(r.ok()) << r.status();
   testing::ProfilingSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run(TutorialFeeds(p), *r, &out).ok());
+  {
+    absl::Status run_status = session.Run(TutorialFeeds(p), *r, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[3. 8.]");
   EXPECT_EQ(session.last_profile().clusters.size(), 1u);
 }
@@ -343,7 +382,10 @@ TEST_F(TutorialTest, OutsideCompilationSplitsTheFunction) {
   ASSERT_TRUE(r.ok()) << r.status();
   testing::ProfilingSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run(TutorialFeeds(p), *r, &out).ok());
+  {
+    absl::Status run_status = session.Run(TutorialFeeds(p), *r, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[ -1. -10.]");
   EXPECT_EQ(session.last_profile().clusters.size(), 2u);
 }
@@ -360,7 +402,10 @@ TEST_F(TutorialTest, TwoDevicesMakeTwoClusters) {
   auto y = ops::Mul(ipu::scopes::ipu_scope(root, "/device:IPU:1"), x, p.c);
   testing::ProfilingSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run(TutorialFeeds(p), {y, x}, &out).ok());
+  {
+    absl::Status run_status = session.Run(TutorialFeeds(p), {y, x}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[ 1. 10.]");
   EXPECT_EQ(out[1].DebugString(), "[1. 2.]");
   IpuRunProfile profile = session.last_profile();
@@ -379,7 +424,10 @@ TEST_F(TutorialTest, ConstantsOnlyCluster) {
   auto sum = ops::Add(ipu, ops::Const(ipu, {1.f, 2.f}), ops::Const(ipu, {3.f, 4.f}));
   testing::ProfilingSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run({sum}, &out).ok());
+  {
+    absl::Status run_status = session.Run({sum}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[4. 6.]");
   EXPECT_EQ(session.last_profile().clusters.size(), 1u);
 }
@@ -390,7 +438,10 @@ TEST_F(TutorialTest, HostOnlyRunsHaveAnEmptyProfile) {
   Output result = BasicGraph(root, p);
   testing::ProfilingSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run(TutorialFeeds(p), {result}, &out).ok());
+  {
+    absl::Status run_status = session.Run(TutorialFeeds(p), {result}, &out);
+    ASSERT_TRUE(run_status.ok()) << run_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[3. 8.]");
   EXPECT_TRUE(session.last_profile().clusters.empty());
 }
