@@ -56,10 +56,22 @@ TEST(EngineTest, AddVectorsOverFourTilesWithStreams) {
     ha[i] = i;
     hb[i] = 100 * i;
   }
-  ASSERT_TRUE(engine->connectStream("a", ha.data(), ha.data() + 12).ok());
-  ASSERT_TRUE(engine->connectStream("b", hb.data(), hb.data() + 12).ok());
-  ASSERT_TRUE(engine->connectStream("c", hc.data(), hc.data() + 12).ok());
-  ASSERT_TRUE(engine->load(device).ok());
+  {
+    absl::Status call_status = engine->connectStream("a", ha.data(), ha.data() + 12);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
+  {
+    absl::Status call_status = engine->connectStream("b", hb.data(), hb.data() + 12);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
+  {
+    absl::Status call_status = engine->connectStream("c", hc.data(), hc.data() + 12);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
+  {
+    absl::Status call_status = engine->load(device);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   ASSERT_TRUE(engine->run(0).ok());
   for (int i = 0; i < 12; ++i) EXPECT_EQ(hc[i], 101.0f * i);
   const RunStats& s = engine->getLastRunStats();
@@ -113,7 +125,10 @@ TEST(EngineTest, LoadChecksAttachmentAndTarget) {
   auto e2 = Engine::create(full, Sequence());
   ASSERT_TRUE(e2.ok());
   EXPECT_EQ(e2->load(hw).code(), absl::StatusCode::kFailedPrecondition);
-  ASSERT_TRUE(hw.attach().ok());
+  {
+    absl::Status call_status = hw.attach();
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_TRUE(e2->load(hw).ok());
   EXPECT_TRUE(e2->run().ok());
   hw.detach();
@@ -135,15 +150,27 @@ TEST(EngineTest, SeveralProgramsAndHostReadWrite) {
                                {"increment", "reset"});
   ASSERT_TRUE(engine.ok()) << engine.status();
   EXPECT_EQ(engine->getNumPrograms(), 2u);
-  ASSERT_TRUE(engine->load(device).ok());
+  {
+    absl::Status call_status = engine->load(device);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   int32_t v = 41;
-  ASSERT_TRUE(engine->writeTensor("x", &v, &v + 1).ok());
+  {
+    absl::Status call_status = engine->writeTensor("x", &v, &v + 1);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   ASSERT_TRUE(engine->run(0).ok());
-  ASSERT_TRUE(engine->readTensor("x", &v, &v + 1).ok());
+  {
+    absl::Status call_status = engine->readTensor("x", &v, &v + 1);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(v, 42);
   ASSERT_TRUE(engine->run(1).ok());
   ASSERT_TRUE(engine->run(0).ok());
-  ASSERT_TRUE(engine->readTensor("x", &v, &v + 1).ok());
+  {
+    absl::Status call_status = engine->readTensor("x", &v, &v + 1);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(v, 1);
   EXPECT_EQ(engine->getCumulativeStats().runs, 3u);
   EXPECT_EQ(engine->getCumulativeStats().cost.hostBytesToDevice, 4u);

@@ -42,7 +42,10 @@ TEST(ProfileTest, SummaryJsonAndTrace) {
   Device device = testing::SmallDevice(4, 2);
   auto e = Build(device);
   ASSERT_TRUE(e.ok()) << e.status();
-  ASSERT_TRUE(e->load(device).ok());
+  {
+    absl::Status call_status = e->load(device);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   ASSERT_TRUE(e->run().ok());
   const Profile& p = e->getProfile();
   EXPECT_EQ(p.computeSets[0].executions, 3u);
@@ -178,7 +181,10 @@ TEST(ProfileTest, TraceIsBounded) {
   Device device = testing::SmallDevice(4, 2);
   auto e = Build(device, {{"debug.maxTraceEvents", "4"}});
   ASSERT_TRUE(e.ok());
-  ASSERT_TRUE(e->load(device).ok());
+  {
+    absl::Status call_status = e->load(device);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   ASSERT_TRUE(e->run().ok());
   EXPECT_EQ(e->getProfile().trace.size(), 4u);
   EXPECT_EQ(e->getProfile().droppedTraceEvents, 2u);
@@ -198,7 +204,10 @@ TEST(ProfileTest, PoplarEngineOptionsWritesReports) {
   ASSERT_TRUE(e.ok()) << e.status();
   // Written at compile time (memory) ...
   EXPECT_TRUE(std::filesystem::exists(dir / "profile.json"));
-  ASSERT_TRUE(e->load(device).ok());
+  {
+    absl::Status call_status = e->load(device);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   ASSERT_TRUE(e->run().ok());
   // ... and after each run (execution).
   EXPECT_THAT(ReadFile(dir / "profile.txt"), HasSubstr("Runs: 1"));
@@ -222,7 +231,10 @@ TEST(ProfileTest, SubdirectoryKeepsEnginesReportsApart) {
   unsetenv("POPLAR_ENGINE_OPTIONS");
   ASSERT_TRUE(first.ok()) << first.status();
   ASSERT_TRUE(second.ok()) << second.status();
-  ASSERT_TRUE(first->load(device).ok());
+  {
+    absl::Status call_status = first->load(device);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   ASSERT_TRUE(first->run().ok());
   EXPECT_THAT(ReadFile(dir / "first" / "profile.txt"), HasSubstr("Runs: 1"));
   EXPECT_THAT(ReadFile(dir / "second" / "profile.txt"), HasSubstr("Runs: 0"));

@@ -35,12 +35,21 @@ class ProgramTest : public ::testing::Test {
     if (!e.ok()) return -1000;
     engine_ = std::make_unique<Engine>(std::move(*e));
     engine_->setPrintStream(&printed_);
-    EXPECT_TRUE(engine_->load(device_).ok());
-    EXPECT_TRUE(engine_->writeTensor("x", &start, &start + 1).ok());
+    {
+      absl::Status call_status = engine_->load(device_);
+      EXPECT_TRUE(call_status.ok()) << call_status;
+    }
+    {
+      absl::Status call_status = engine_->writeTensor("x", &start, &start + 1);
+      EXPECT_TRUE(call_status.ok()) << call_status;
+    }
     absl::Status s = engine_->run(0);
     EXPECT_TRUE(s.ok()) << s;
     int32_t v = -1;
-    EXPECT_TRUE(engine_->readTensor("x", &v, &v + 1).ok());
+    {
+      absl::Status call_status = engine_->readTensor("x", &v, &v + 1);
+      EXPECT_TRUE(call_status.ok()) << call_status;
+    }
     return v;
   }
   Tensor Const(Type t, double v, const std::string& name) {
@@ -136,7 +145,10 @@ TEST_F(ProgramTest, CopyBetweenViews) {
   graph_.createHostRead("mt", mt);
   Run(Sequence({Copy(src, m), Copy(m.transpose(), mt)}));
   std::vector<float> out(6);
-  ASSERT_TRUE(engine_->readTensor("mt", out.data(), out.data() + 6).ok());
+  {
+    absl::Status call_status = engine_->readTensor("mt", out.data(), out.data() + 6);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_THAT(out, ::testing::ElementsAre(1, 4, 2, 5, 3, 6));
 }
 
@@ -173,12 +185,21 @@ TEST_F(ProgramTest, DeepNestingBuildsCompilesAndRuns) {
   // The code of 200,000 control steps does not fit a tile's memory.
   auto engine = Engine::create(graph_, root, {{"debug.allowOutOfMemory", "true"}});
   ASSERT_TRUE(engine.ok()) << engine.status();
-  ASSERT_TRUE(engine->load(device_).ok());
+  {
+    absl::Status call_status = engine->load(device_);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   int32_t x = 5;
-  ASSERT_TRUE(engine->writeTensor("x", &x, &x + 1).ok());
+  {
+    absl::Status call_status = engine->writeTensor("x", &x, &x + 1);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   absl::Status run = engine->run(0);
   ASSERT_TRUE(run.ok()) << run;
-  ASSERT_TRUE(engine->readTensor("x", &x, &x + 1).ok());
+  {
+    absl::Status call_status = engine->readTensor("x", &x, &x + 1);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(x, 6);
   std::ostringstream summary;
   engine->printProfileSummary(summary, {{"showExecutionSteps", "true"}});

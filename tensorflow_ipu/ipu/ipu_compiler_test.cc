@@ -34,7 +34,10 @@ std::vector<Output> Tutorial(const Scope& s, const std::vector<Output>& in) {
 TEST_F(IpuCompilerTest, TutorialRunsOnTheIpu) {
   config::IPUConfig cfg;
   cfg.auto_select_ipus = 1;
-  ASSERT_TRUE(cfg.configure_ipu_system().ok());
+  {
+    absl::Status call_status = cfg.configure_ipu_system();
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   Scope root = Scope::NewRootScope();
   Scope cpu = root.WithDevice("cpu");
   auto shape = ops::Placeholder::Shape({2});
@@ -84,7 +87,10 @@ TEST_F(IpuCompilerTest, DynamicInputShapeNamesTheTensor) {
 TEST_F(IpuCompilerTest, FunctionWithoutOutputsReturnsARunnableOp) {
   config::IPUConfig cfg;
   cfg.auto_select_ipus = 1;
-  ASSERT_TRUE(cfg.configure_ipu_system().ok());
+  {
+    absl::Status call_status = cfg.configure_ipu_system();
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   Scope root = Scope::NewRootScope();
   auto pa = ops::Placeholder(root.WithDevice("cpu").WithOpName("a"), DT_FLOAT,
                              ops::Placeholder::Shape({2}));
@@ -144,7 +150,10 @@ TEST_F(IpuCompilerTest, FunctionWithoutOutputsReturnsARunnableOp) {
 TEST_F(IpuCompilerTest, DeadStatelessOpsOfAFunctionWithoutOutputsDoNotRun) {
   config::IPUConfig cfg;
   cfg.auto_select_ipus = 1;
-  ASSERT_TRUE(cfg.configure_ipu_system().ok());
+  {
+    absl::Status call_status = cfg.configure_ipu_system();
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   IpuClusterProfile with_dead_op, without;
   for (bool dead_op : {true, false}) {
     SCOPED_TRACE(dead_op ? "with the dead op" : "without it");
@@ -208,7 +217,10 @@ TEST_F(IpuCompilerTest, DeadStatelessOpsOfAFunctionWithoutOutputsDoNotRun) {
 TEST_F(IpuCompilerTest, TheRunnableOpAndAValueOfTheFunctionTogether) {
   config::IPUConfig cfg;
   cfg.auto_select_ipus = 1;
-  ASSERT_TRUE(cfg.configure_ipu_system().ok());
+  {
+    absl::Status call_status = cfg.configure_ipu_system();
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   Scope root = Scope::NewRootScope();
   auto pa = ops::Placeholder(root.WithDevice("cpu").WithOpName("a"), DT_FLOAT,
                              ops::Placeholder::Shape({2}));

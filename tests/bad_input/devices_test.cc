@@ -149,7 +149,10 @@ TEST_F(BadDeviceTest, IpuDeviceBeyondTheConfiguration) {
                         "/device:IPU:0); select more devices with "
                         "auto_select_ipus"));
   // The same session runs what is on a configured device.
-  ASSERT_TRUE(session.Run({{a, {1.f, 2.f}}}, {near}, &out).ok());
+  {
+    absl::Status call_status = session.Run({{a, {1.f, 2.f}}}, {near}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[2. 4.]");
 }
 
@@ -169,7 +172,10 @@ TEST_F(BadDeviceTest, IpuDeviceBeforeConfiguringTheSystem) {
   EXPECT_THAT(std::string(s.message()), HasSubstr("configure_ipu_system()"));
   // Configuring the system then lets the same session run the same fetch.
   Configure(1);
-  ASSERT_TRUE(session.Run({{a, {1.f, 2.f}}}, {sum}, &out).ok());
+  {
+    absl::Status call_status = session.Run({{a, {1.f, 2.f}}}, {sum}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[2. 4.]");
 }
 
@@ -191,7 +197,10 @@ TEST_F(BadDeviceTest, ShardBeyondTheAttachedDevice) {
               HasSubstr("Op 'far' (Add) is on shard 2, but the IPU device it "
                         "runs on has 2 IPU(s), so shards 0 to 1 exist"));
   // The same session runs the graph that stays on the device's two IPUs.
-  ASSERT_TRUE(session.Run({{a, {1.f, 2.f}}}, {second}, &out).ok());
+  {
+    absl::Status call_status = session.Run({{a, {1.f, 2.f}}}, {second}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[3. 6.]");
   ExpectIpuStillWorks();
 }
@@ -302,11 +311,17 @@ TEST_F(BadDeviceTest, SessionSurvivesAFailedReconfiguration) {
   auto sum = ops::Add(ipu::scopes::ipu_scope(root, "/device:IPU:0"), a, a);
   testing::ProfilingSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run({{a, {1.f, 2.f}}}, {sum}, &out).ok());
+  {
+    absl::Status call_status = session.Run({{a, {1.f, 2.f}}}, {sum}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   ipu::config::IPUConfig bad;
   bad.auto_select_ipus = 0;
   EXPECT_FALSE(bad.configure_ipu_system().ok());
-  ASSERT_TRUE(session.Run({{a, {3.f, 4.f}}}, {sum}, &out).ok());
+  {
+    absl::Status call_status = session.Run({{a, {3.f, 4.f}}}, {sum}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[6. 8.]");
   EXPECT_FALSE(session.last_profile().clusters.at(0).compiled);
 }

@@ -69,13 +69,19 @@ class PoplarSimBadInputTest : public ::testing::Test {
     auto e = Engine::create(doubler_.graph, doubler_.Prog());
     EXPECT_TRUE(e.ok()) << e.status();
     engine_ = std::make_unique<Engine>(std::move(*e));
-    EXPECT_TRUE(engine_->load(device_).ok());
+    {
+      absl::Status call_status = engine_->load(device_);
+      EXPECT_TRUE(call_status.ok()) << call_status;
+    }
   }
 
   // The engine still runs: connected properly, it doubles {1, 2, 3, 4}.
   void ExpectEngineWorks() {
     std::vector<float> in = {1, 2, 3, 4}, out(4, 0);
-    ASSERT_TRUE(engine_->load(device_).ok());
+    {
+      absl::Status call_status = engine_->load(device_);
+      ASSERT_TRUE(call_status.ok()) << call_status;
+    }
     absl::Status s = engine_->connectStream("in", in.data(), in.data() + 4);
     ASSERT_TRUE(s.ok()) << s;
     s = engine_->connectStream("out", out.data(), out.data() + 4);
@@ -92,10 +98,19 @@ class PoplarSimBadInputTest : public ::testing::Test {
     ASSERT_TRUE(fresh.graph.status().ok()) << fresh.graph.status();
     auto e = Engine::create(fresh.graph, fresh.Prog());
     ASSERT_TRUE(e.ok()) << e.status();
-    ASSERT_TRUE(e->load(device_).ok());
+    {
+      absl::Status call_status = e->load(device_);
+      ASSERT_TRUE(call_status.ok()) << call_status;
+    }
     std::vector<float> in = {5, 6, 7, 8}, out(4, 0);
-    ASSERT_TRUE(e->connectStream("in", in.data(), in.data() + 4).ok());
-    ASSERT_TRUE(e->connectStream("out", out.data(), out.data() + 4).ok());
+    {
+      absl::Status call_status = e->connectStream("in", in.data(), in.data() + 4);
+      ASSERT_TRUE(call_status.ok()) << call_status;
+    }
+    {
+      absl::Status call_status = e->connectStream("out", out.data(), out.data() + 4);
+      ASSERT_TRUE(call_status.ok()) << call_status;
+    }
     absl::Status s = e->run(0);
     ASSERT_TRUE(s.ok()) << s;
     EXPECT_THAT(out, ElementsAre(10, 12, 14, 16));
@@ -230,10 +245,16 @@ TEST_F(PoplarSimBadInputTest, RunProgramOutOfRange) {
 TEST_F(PoplarSimBadInputTest, RunAfterDetachAndAfterAnotherEngine) {
   device_.detach();
   ExpectError(engine_->run(0), absl::StatusCode::kFailedPrecondition, {"was detached"});
-  ASSERT_TRUE(device_.attach().ok());
+  {
+    absl::Status call_status = device_.attach();
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   auto other = Engine::create(doubler_.graph, doubler_.Prog());
   ASSERT_TRUE(other.ok()) << other.status();
-  ASSERT_TRUE(other->load(device_).ok());
+  {
+    absl::Status call_status = other->load(device_);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   ExpectError(engine_->run(0), absl::StatusCode::kFailedPrecondition,
               {"now holds engine", "load(device) again"});
   ExpectEngineWorks();
@@ -665,7 +686,10 @@ TEST_F(PoplarSimBadInputTest, AttachAnIPUAnotherDeviceHolds) {
   ASSERT_TRUE(m.ok()) << m.status();
   Device single = *m->getDevice(0);
   Device pair = *m->getDevice(2);
-  ASSERT_TRUE(pair.attach().ok());
+  {
+    absl::Status call_status = pair.attach();
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   ExpectError(single.attach(), absl::StatusCode::kFailedPrecondition, {"device 2"});
   pair.detach();
   absl::Status s = single.attach();

@@ -54,7 +54,10 @@ TEST(BadValuesTest, MoreValuesThanTheShapeHolds) {
   absl::StatusOr<Tensor> good = Tensor::FromValues<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
   ASSERT_TRUE(good.ok()) << good.status();
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run({{x, *good}}, {y}, &out).ok());
+  {
+    absl::Status call_status = session.Run({{x, *good}}, {y}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[[-1. -2. -3.]\n [-4. -5. -6.]]");
 }
 
@@ -87,7 +90,10 @@ TEST(BadValuesTest, ScopeOpNameWithAnOutputIndex) {
   auto good = ops::Const(fresh.WithOpName("a"), 1.f);
   ClientSession session(fresh);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run({}, {good}, &out).ok());
+  {
+    absl::Status call_status = session.Run({}, {good}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "1.0");
 }
 

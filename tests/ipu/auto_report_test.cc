@@ -58,7 +58,10 @@ TEST_F(AutoReportTest, EachClusterReportsIntoItsOwnSubdirectory) {
   std::vector<Tensor> out;
   {
     testing::ProfilingSession session(root);
-    ASSERT_TRUE(session.Run({{pa, {1.f, 2.f}}}, {square}, &out).ok());
+    {
+      absl::Status call_status = session.Run({{pa, {1.f, 2.f}}}, {square}, &out);
+      ASSERT_TRUE(call_status.ok()) << call_status;
+    }
     EXPECT_EQ(out[0].DebugString(), "[1. 4.]");
     ASSERT_EQ(session.last_profile().clusters.size(), 2u);
   }

@@ -65,7 +65,10 @@ TEST_F(EventTraceTest, TheTutorialGraphsRunsAsEvents) {
 
   const int64_t before = TraceNowMicros();
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run(feeds, {result}, &out).ok());
+  {
+    absl::Status call_status = session.Run(feeds, {result}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[3. 8.]");
   const IpuClusterProfile profile = session.last_profile().clusters.at(0);
   const int64_t after = TraceNowMicros();
@@ -104,7 +107,10 @@ TEST_F(EventTraceTest, TheTutorialGraphsRunsAsEvents) {
   EXPECT_EQ(TensorNames(result_out), (std::vector<std::string>{"result:0=8"}));
 
   // A second run: the engine is compiled and on the device already.
-  ASSERT_TRUE(session.Run(feeds, {result}, &out).ok());
+  {
+    absl::Status call_status = session.Run(feeds, {result}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   IpuTraceEvents second = FetchTrace(session, report);
   ASSERT_EQ(Types(second),
             (std::vector<IpuTraceEvent::Type>{
@@ -134,10 +140,16 @@ TEST_F(EventTraceTest, EngineSwitchesAreLoadEngineEvents) {
   Output square = ops::Square(ipu, host);
   testing::ProfilingSession session(root);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run({{pa, {1.f, 2.f}}}, {square}, &out).ok());
+  {
+    absl::Status call_status = session.Run({{pa, {1.f, 2.f}}}, {square}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(out[0].DebugString(), "[1. 4.]");
   FetchTrace(session, report);
-  ASSERT_TRUE(session.Run({{pa, {1.f, 2.f}}}, {square}, &out).ok());
+  {
+    absl::Status call_status = session.Run({{pa, {1.f, 2.f}}}, {square}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   IpuTraceEvents events = FetchTrace(session, report);
   std::vector<std::string> loads;
   for (const IpuTraceEvent& e : events.events()) {

@@ -86,14 +86,20 @@ TEST_F(LoopsTest, InfeedAndOutfeedMoveOneElementPerIteration) {
   absl::Status early = session.Run({(*r)[0]}, &out);
   EXPECT_EQ(early.code(), absl::StatusCode::kFailedPrecondition) << early;
   EXPECT_THAT(early.message(), HasSubstr("Infeed 'numbers' has not been initialized"));
-  ASSERT_TRUE(session.Run({}, {}, {infeed->initializer(root)}, nullptr).ok());
+  {
+    absl::Status call_status = session.Run({}, {}, {infeed->initializer(root)}, nullptr);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   absl::Status s = session.Run({(*r)[0]}, &out);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(out[0].data<float>()[0], 15.f);  // 1+2+3+4+5
   // The five elements went in as one transfer of 5 records.
   EXPECT_EQ(session.last_profile().clusters[0].host_bytes_to_device,
             20u);
-  ASSERT_TRUE(session.Run({(*r)[0]}, &out).ok());
+  {
+    absl::Status call_status = session.Run({(*r)[0]}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(out[0].data<float>()[0], 40.f);  // 6+...+10
   s = session.Run({dequeued[0]}, &out);
   ASSERT_TRUE(s.ok()) << s;
@@ -104,8 +110,14 @@ TEST_F(LoopsTest, InfeedAndOutfeedMoveOneElementPerIteration) {
   EXPECT_EQ(dry.code(), absl::StatusCode::kOutOfRange);
   EXPECT_THAT(dry.message(), HasSubstr("needs 5 elements, but only 0 were left"));
   // Restarting the infeed recovers.
-  ASSERT_TRUE(session.Run({}, {}, {infeed->initializer(root)}, nullptr).ok());
-  ASSERT_TRUE(session.Run({(*r)[0]}, &out).ok());
+  {
+    absl::Status call_status = session.Run({}, {}, {infeed->initializer(root)}, nullptr);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
+  {
+    absl::Status call_status = session.Run({(*r)[0]}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(out[0].data<float>()[0], 15.f);
 }
 
@@ -133,12 +145,21 @@ TEST_F(LoopsTest, TrainingStepsInALoopAndGlobalStepOnTheCpu) {
   ASSERT_TRUE(r.ok()) << r.status();
   Operation init = global_variables_initializer(root);
   testing::ProfilingSession session(root);
-  ASSERT_TRUE(session.Run({}, {}, {init}, nullptr).ok());
+  {
+    absl::Status call_status = session.Run({}, {}, {init}, nullptr);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   absl::Status s = session.Run({}, {}, {(*r)[0].op()}, nullptr);
   ASSERT_TRUE(s.ok()) << s;
-  ASSERT_TRUE(session.Run({}, {}, {(*r)[0].op()}, nullptr).ok());
+  {
+    absl::Status call_status = session.Run({}, {}, {(*r)[0].op()}, nullptr);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run({w.value(root), step.value(root)}, &out).ok());
+  {
+    absl::Status call_status = session.Run({w.value(root), step.value(root)}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   // Six steps of w *= 0.8.
   EXPECT_NEAR(out[0].data<float>()[0], std::pow(0.8, 6), 1e-6);
   EXPECT_NEAR(out[0].data<float>()[1], -2 * std::pow(0.8, 6), 1e-6);

@@ -61,7 +61,10 @@ class SaverOnIpuTest : public IpuTest {
   // IPU holds the only current copy).
   static bool HostCopyIsCurrent(const ClientSession& session, const std::string& name) {
     ResourceManager* resources = nullptr;
-    EXPECT_TRUE(session.session()->LocalResourceManager(&resources).ok());
+    {
+      absl::Status call_status = session.session()->LocalResourceManager(&resources);
+      EXPECT_TRUE(call_status.ok()) << call_status;
+    }
     std::shared_ptr<Var> var = resources->Lookup(name).value();
     absl::MutexLock lock(var->mu());
     return var->host_valid_locked();

@@ -395,7 +395,10 @@ TEST_F(TutorialTest, OutsideCompilationSplitsTheFunction) {
 TEST_F(TutorialTest, TwoDevicesMakeTwoClusters) {
   ipu::config::IPUConfig cfg;
   cfg.auto_select_ipus = {1, 1};
-  ASSERT_TRUE(cfg.configure_ipu_system().ok());
+  {
+    absl::Status call_status = cfg.configure_ipu_system();
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   Scope root = Scope::NewRootScope();
   Placeholders p = MakePlaceholders(root);
   auto x = ops::Add(ipu::scopes::ipu_scope(root, "/device:IPU:0"), p.a, p.b);

@@ -43,14 +43,20 @@ TEST_F(VariablesOnIpuTest, VariableStaysOnTheDeviceBetweenRuns) {
   testing::ProfilingSession session(root);
   ASSERT_TRUE(session.Run({}, {}, {init}, nullptr).ok())
       << session.Run({}, {}, {init}, nullptr);
-  ASSERT_TRUE(session.Run({}, {}, {halve}, nullptr).ok());
+  {
+    absl::Status call_status = session.Run({}, {}, {halve}, nullptr);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   // The first step brings the initial value to the training engine.
   IpuRunProfile first = session.last_profile();
   ASSERT_EQ(first.clusters.size(), 1u);
   EXPECT_EQ(first.clusters[0].variable_bytes_restored, 8u);
 
   for (int step = 0; step < 3; ++step) {
-    ASSERT_TRUE(session.Run({}, {}, {halve}, nullptr).ok());
+    {
+      absl::Status call_status = session.Run({}, {}, {halve}, nullptr);
+      ASSERT_TRUE(call_status.ok()) << call_status;
+    }
     IpuRunProfile p = session.last_profile();
     ASSERT_EQ(p.clusters.size(), 1u);
     EXPECT_EQ(p.clusters[0].variable_bytes_restored, 0u) << "step " << step;
@@ -61,21 +67,36 @@ TEST_F(VariablesOnIpuTest, VariableStaysOnTheDeviceBetweenRuns) {
   }
   // Fetching reads the device's copy (on the host: no engine for a read).
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run({read}, &out).ok());
+  {
+    absl::Status call_status = session.Run({read}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_TRUE(session.last_profile().clusters.empty());
   EXPECT_THAT(Floats(out[0]), ElementsAre(0.25f, 0.25f));  // 4 / 2^4
 
   // Still resident after the fetch.
-  ASSERT_TRUE(session.Run({}, {}, {halve}, nullptr).ok());
+  {
+    absl::Status call_status = session.Run({}, {}, {halve}, nullptr);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(session.last_profile().clusters[0].variable_bytes_restored,
             0u);
   // A host assignment makes the device copy stale: it is written again.
   Operation reset = w.assign(root.WithDevice("cpu"), {8.f, 16.f});
-  ASSERT_TRUE(session.Run({}, {}, {reset}, nullptr).ok());
-  ASSERT_TRUE(session.Run({}, {}, {halve}, nullptr).ok());
+  {
+    absl::Status call_status = session.Run({}, {}, {reset}, nullptr);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
+  {
+    absl::Status call_status = session.Run({}, {}, {halve}, nullptr);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_EQ(session.last_profile().clusters[0].variable_bytes_restored,
             8u);
-  ASSERT_TRUE(session.Run({read}, &out).ok());
+  {
+    absl::Status call_status = session.Run({read}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_THAT(Floats(out[0]), ElementsAre(4.f, 8.f));
 }
 
@@ -109,7 +130,10 @@ TEST_F(VariablesOnIpuTest, ReadsKeepTheirValueAcrossLaterWrites) {
       }, {});
   ASSERT_TRUE(r.ok()) << r.status();
   testing::ProfilingSession session(root);
-  ASSERT_TRUE(session.Run({}, {}, {global_variables_initializer(root)}, nullptr).ok());
+  {
+    absl::Status call_status = session.Run({}, {}, {global_variables_initializer(root)}, nullptr);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   std::vector<Tensor> out;
   absl::Status s = session.Run(*r, &out);
   ASSERT_TRUE(s.ok()) << s;
@@ -118,7 +142,10 @@ TEST_F(VariablesOnIpuTest, ReadsKeepTheirValueAcrossLaterWrites) {
   EXPECT_EQ(out[2].data<float>()[0], 12.f);
   EXPECT_THAT(Floats(out[3]), ElementsAre(4, 6));
   // Again: the values move on from the new state.
-  ASSERT_TRUE(session.Run(*r, &out).ok());
+  {
+    absl::Status call_status = session.Run(*r, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_THAT(Floats(out[0]), ElementsAre(22, 24));
   EXPECT_THAT(Floats(out[1]), ElementsAre(21, 22));
   EXPECT_EQ(out[2].data<float>()[0], 10.f);
@@ -147,7 +174,10 @@ TEST_F(VariablesOnIpuTest, ReadBeforeALoopKeepsItsValueInEveryIteration) {
       }, {});
   ASSERT_TRUE(r.ok()) << r.status();
   testing::ProfilingSession session(root);
-  ASSERT_TRUE(session.Run({}, {}, {global_variables_initializer(root)}, nullptr).ok());
+  {
+    absl::Status call_status = session.Run({}, {}, {global_variables_initializer(root)}, nullptr);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   std::vector<Tensor> out;
   absl::Status s = session.Run({(*r)[0], v.value(root)}, &out);
   ASSERT_TRUE(s.ok()) << s;
@@ -166,10 +196,19 @@ TEST_F(VariablesOnIpuTest, UninitializedVariableOnTheIpuIsAnError) {
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(s.message(), HasSubstr("uninitialized value w"));
   // The session still works once it is initialised.
-  ASSERT_TRUE(session.Run({}, {}, {w.initializer()}, nullptr).ok());
-  ASSERT_TRUE(session.Run({}, {}, {inc}, nullptr).ok());
+  {
+    absl::Status call_status = session.Run({}, {}, {w.initializer()}, nullptr);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
+  {
+    absl::Status call_status = session.Run({}, {}, {inc}, nullptr);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run({w.value(root)}, &out).ok());
+  {
+    absl::Status call_status = session.Run({w.value(root)}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   EXPECT_THAT(Floats(out[0]), ElementsAre(1.f, 1.f));
 }
 
@@ -212,10 +251,19 @@ TEST_F(VariablesOnIpuTest, VariablesMoveBetweenEnginesOnASwitchAndWarnOnce) {
   ASSERT_TRUE(double_it.ok() && add_one.ok()) << root.status();
   testing::ProfilingSession session(root);
   logging::ScopedLogCapture log;
-  ASSERT_TRUE(session.Run({}, {}, {w.initializer()}, nullptr).ok());
+  {
+    absl::Status call_status = session.Run({}, {}, {w.initializer()}, nullptr);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   for (int step = 0; step < 3; ++step) {
-    ASSERT_TRUE(session.Run({}, {}, {(*double_it)[0].op()}, nullptr).ok());
-    ASSERT_TRUE(session.Run({}, {}, {(*add_one)[0].op()}, nullptr).ok());
+    {
+      absl::Status call_status = session.Run({}, {}, {(*double_it)[0].op()}, nullptr);
+      ASSERT_TRUE(call_status.ok()) << call_status;
+    }
+    {
+      absl::Status call_status = session.Run({}, {}, {(*add_one)[0].op()}, nullptr);
+      ASSERT_TRUE(call_status.ok()) << call_status;
+    }
   }
   IpuRunProfile p = session.last_profile();
   ASSERT_EQ(p.clusters.size(), 1u);
@@ -225,7 +273,10 @@ TEST_F(VariablesOnIpuTest, VariablesMoveBetweenEnginesOnASwitchAndWarnOnce) {
   EXPECT_EQ(p.clusters[0].variable_bytes_restored, 12u);
   EXPECT_GT(p.clusters[0].variable_seconds, 0);
   std::vector<Tensor> out;
-  ASSERT_TRUE(session.Run({w.value(root)}, &out).ok());
+  {
+    absl::Status call_status = session.Run({w.value(root)}, &out);
+    ASSERT_TRUE(call_status.ok()) << call_status;
+  }
   // ((1*2+1)*2+1)*2+1 = 15
   EXPECT_THAT(Floats(out[0]), ElementsAre(15.f, 15.f, 15.f));
   int warnings = 0;
@@ -244,18 +295,27 @@ TEST_F(VariablesOnIpuTest, ConcurrentRunsLoseNoUpdate) {
     Variable n = *get_variable(s, "n", {}, DT_INT32, initializers::Zeros());
     Operation inc = n.assign_add(s, 1);
     testing::ProfilingSession session(root);
-    ASSERT_TRUE(session.Run({}, {}, {n.initializer()}, nullptr).ok());
+    {
+      absl::Status call_status = session.Run({}, {}, {n.initializer()}, nullptr);
+      ASSERT_TRUE(call_status.ok()) << call_status;
+    }
     std::vector<std::thread> threads;
     for (int t = 0; t < 8; ++t) {
       threads.emplace_back([&] {
         for (int i = 0; i < 1000; ++i) {
-          ASSERT_TRUE(session.Run({}, {}, {inc}, nullptr).ok());
+          {
+            absl::Status call_status = session.Run({}, {}, {inc}, nullptr);
+            ASSERT_TRUE(call_status.ok()) << call_status;
+          }
         }
       });
     }
     for (std::thread& t : threads) t.join();
     std::vector<Tensor> out;
-    ASSERT_TRUE(session.Run({n.value(root)}, &out).ok());
+    {
+      absl::Status call_status = session.Run({n.value(root)}, &out);
+      ASSERT_TRUE(call_status.ok()) << call_status;
+    }
     EXPECT_EQ(out[0].data<int32_t>()[0], 8000);
   }
 }
