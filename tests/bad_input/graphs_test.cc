@@ -4,6 +4,8 @@
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/core/graph_def_io.h"
+#include "tensorflow_ipu/core/graph.h"
+#include "tensorflow_ipu/core/resource_mgr.h"
 #include "tensorflow_ipu/runtime/session.h"
 
 namespace tensorflow_ipu {
@@ -182,6 +184,72 @@ TEST(BadGraphTest, BytesThatAreNotAProtobuf) {
   EXPECT_EQ(def.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(def.status().message()),
               HasSubstr("not a serialised GraphDef"));
+}
+
+// Session::LocalResourceManager with nowhere to put the answer.
+TEST(BadGraphTest, LocalResourceManagerIntoNullIsInvalidArgument) {
+  std::unique_ptr<Session> session = NewSession();
+  absl::Status s = session->LocalResourceManager(nullptr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(s.message(), HasSubstr("resources is null"));
+  ResourceManager* resources = nullptr;
+  s = session->LocalResourceManager(&resources);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_NE(resources, nullptr);
+}
+
+// A session resource asked for with another type than it was made with.
+TEST(BadGraphTest, ResourceOfAnotherTypeIsInvalidArgumentNamingIt) {
+  struct Counter : ResourceBase { int n = 0; };
+  struct Other : ResourceBase {};
+  ResourceManager rm;
+  auto made = rm.LookupOrCreate<Counter>(
+      "c", "counter", [] { return std::make_shared<Counter>(); });
+  ASSERT_TRUE(made.ok()) << made.status();
+  auto wrong = rm.Lookup<Other>("c", "counter");
+  EXPECT_EQ(wrong.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(wrong.status().message(), HasSubstr("c/counter"));
+  auto missing = rm.Lookup<Counter>("c", "nothing");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("c/nothing"));
+  // The resource itself is unharmed.
+  auto again = rm.Lookup<Counter>("c", "counter");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->get(), made->get());
+}
+
+// Graph::AddCopyOf with an input of another dtype than the original's.
+TEST(BadGraphTest, CopyOfANodeWithAnInputOfAnotherDtypeNamesTheNode) {
+  absl::StatusOr<GraphDef> def = GraphDefFromText(R"pb(
+    node {
+      name: "f" op: "Placeholder"
+      attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "shape" value { shape { dim { size: 2 } } } }
+    }
+    node {
+      name: "i" op: "Placeholder"
+      attr { key: "dtype" value { type: DT_INT32 } }
+      attr { key: "shape" value { shape { dim { size: 2 } } } }
+    }
+    node { name: "neg" op: "Neg" input: "f" }
+  )pb");
+  ASSERT_TRUE(def.ok()) << def.status();
+  auto g = Graph::FromGraphDef(*def);
+  ASSERT_TRUE(g.ok()) << g.status();
+  Graph copy;
+  auto i = copy.AddCopyOf(*(*g)->FindNode("i"), {}, {});
+  ASSERT_TRUE(i.ok()) << i.status();
+  auto bad = copy.AddCopyOf(*(*g)->FindNode("neg"), {{*i, 0}}, {});
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("neg"));
+  auto none = copy.AddCopyOf(*(*g)->FindNode("neg"), {}, {});
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+  // The copy is unharmed: a correct input is accepted.
+  auto f = copy.AddCopyOf(*(*g)->FindNode("f"), {}, {});
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto neg = copy.AddCopyOf(*(*g)->FindNode("neg"), {{*f, 0}}, {});
+  ASSERT_TRUE(neg.ok()) << neg.status();
+  EXPECT_EQ((*neg)->output_shape(0).DebugString(), "[2]");
 }
 
 }  // namespace
