@@ -15,6 +15,7 @@
 #include "poplar_sim/device.h"
 #include "poplar_sim/graph_state.h"
 #include "poplar_sim/host_threads.h"
+#include "poplar_sim/ipu_timeline.h"
 #include "poplar_sim/option_flags.h"
 #include "poplar_sim/profile.h"
 #include "poplar_sim/program.h"
@@ -50,10 +51,11 @@ struct StreamConnection {
   std::vector<const char*> records;  // RECORDS: one buffer per record
 };
 
-// Where one replica is in a run: its control stack and what it has cost.
+// Where one replica is in a run: its control stack and its IPUs' clocks.
 // A replica runs until it finishes or reaches a cross-replica reduction,
 // where it waits for the others (engine_run.cc).
 struct ReplicaRun {
+  explicit ReplicaRun(unsigned numIPUs) : timeline(numIPUs) {}
   struct Frame {
     unsigned id;
     unsigned phase = 0;      // 0: just entered
@@ -61,7 +63,7 @@ struct ReplicaRun {
     uint64_t start = 0;      // profile clock when entered
   };
   std::vector<Frame> stack;
-  StepCost cost;
+  IpuTimeline timeline;
   int waitingAt = -1;  // the step id of the reduction it waits at, or -1
   bool done() const { return stack.empty(); }
 };
@@ -90,6 +92,7 @@ struct EngineImpl {
   bool loaded = false;
   RunStats last;
   RunStats cumulative;
+  uint64_t runStartClock = 0;  // the profile clock when this run's steps began
   std::ostream* printStream = nullptr;
   HostThreads* hostThreads = nullptr;  // not owned
   std::vector<std::vector<unsigned>> computeSetIPUs_;  // per compute set
@@ -140,16 +143,18 @@ struct EngineImpl {
   // they all wait at the same one; aligns their clocks first.
   absl::Status reduceAcrossReplicas(std::vector<ReplicaRun>& runs);
   // Runs a step that has no children (Execute, Copy, streams, ...).
-  absl::Status executeLeaf(unsigned id, StepCost& acc);
+  absl::Status executeLeaf(unsigned id, ReplicaRun& run);
   double readScalar(const Tensor& t) const;
   absl::Status executeComputeSet(unsigned cs);
   absl::Status executeVertices(unsigned cs);
-  // Adds c to acc and, for replica 0, to the profile (replicas run the same
-  // program in parallel; the profile shows replica 0's timeline).
-  void record(unsigned id, const StepCost& c, StepCost& acc);
-  // Adds control cycles of a step (a loop iteration, a branch) to acc and,
-  // for replica 0, to the profile clock.
-  void addControl(const StepCost& c, StepCost& acc);
+  // Runs step `id`, costing c, on its IPUs in the replica's timeline and,
+  // for replica 0, records it in the profile (replicas run the same program
+  // in parallel; the profile shows replica 0's timeline).
+  void record(unsigned id, const StepCost& c, ReplicaRun& run);
+  // Adds the control cycles of step `id` (a loop iteration: on every IPU
+  // independently; a branch decision: on every IPU at once, as the
+  // predicate is broadcast) and, for replica 0, moves the profile clock.
+  void addControl(unsigned id, ReplicaRun& run);
 };
 
 }  // namespace internal

@@ -139,8 +139,8 @@ void EngineImpl::activate(unsigned replica) {
   activeReplica = replica;
 }
 
-void EngineImpl::record(unsigned id, const StepCost& c, StepCost& acc) {
-  acc += c;
+void EngineImpl::record(unsigned id, const StepCost& c, ReplicaRun& run) {
+  const uint64_t start = run.timeline.occupy(profile.steps[id].ipus, c);
   if (activeReplica != 0) return;
   const uint64_t cycles = c.cycles();
   StepProfile& sp = profile.steps[id];
@@ -148,17 +148,22 @@ void EngineImpl::record(unsigned id, const StepCost& c, StepCost& acc) {
   sp.totalCycles += cycles;
   if (cycles > 0 && !profile.steps[id].ipus.empty()) {
     if (profile.trace.size() < profile.maxTraceEvents) {
-      profile.trace.push_back(TraceEvent{id, profile.clockCycles, cycles});
+      profile.trace.push_back(TraceEvent{id, runStartClock + start, cycles});
     } else {
       ++profile.droppedTraceEvents;
     }
   }
-  profile.clockCycles += cycles;
+  profile.clockCycles = runStartClock + run.timeline.elapsed();
 }
 
-void EngineImpl::addControl(const StepCost& c, StepCost& acc) {
-  acc += c;
-  if (activeReplica == 0) profile.clockCycles += c.cycles();
+void EngineImpl::addControl(unsigned id, ReplicaRun& run) {
+  const CompiledStep& st = steps[id];
+  if (st.kind == Kind::REPEAT) {
+    run.timeline.addToEach(st.cost);
+  } else {
+    run.timeline.occupy({}, st.cost);
+  }
+  if (activeReplica == 0) profile.clockCycles = runStartClock + run.timeline.elapsed();
 }
 
 absl::Status EngineImpl::executeVertices(unsigned cs) {
@@ -245,13 +250,13 @@ absl::Status EngineImpl::executeComputeSet(unsigned cs) {
   return executeVertices(cs);
 }
 
-absl::Status EngineImpl::executeLeaf(unsigned id, StepCost& acc) {
+absl::Status EngineImpl::executeLeaf(unsigned id, ReplicaRun& run) {
   const CompiledStep& st = steps[id];
   const program::ProgramNode& n = *st.node;
   switch (st.kind) {
     case Kind::EXECUTE:
       POPLAR_SIM_RETURN_IF_ERROR(executeComputeSet(n.cs.id));
-      record(id, st.cost, acc);
+      record(id, st.cost, run);
       if (activeReplica == 0) {
         ++profile.computeSets[n.cs.id].executions;
         profile.computeSets[n.cs.id].totalCycles += st.cost.cycles();
@@ -268,7 +273,7 @@ absl::Status EngineImpl::executeLeaf(unsigned id, StepCost& acc) {
         gather(n.src, tmp.get());
         scatter(n.dst, tmp.get());
       }
-      record(id, st.cost, acc);
+      record(id, st.cost, run);
       return absl::OkStatus();
     }
     case Kind::STREAM_TO_DEVICE:
@@ -283,7 +288,7 @@ absl::Status EngineImpl::executeLeaf(unsigned id, StepCost& acc) {
       std::unique_ptr<char[]> tmp;
       char* record_ = nullptr;
       if (c.mode == StreamConnection::Mode::DISCARD) {
-        record(id, st.cost, acc);
+        record(id, st.cost, run);
         return absl::OkStatus();
       }
       if (c.mode == StreamConnection::Mode::BUFFER) {
@@ -293,7 +298,7 @@ absl::Status EngineImpl::executeLeaf(unsigned id, StepCost& acc) {
         // Host-to-device only (connectStreamToRecords checks): read in place.
         scatter(n.dst, c.records[c.next % c.records.size()]);
         ++c.next;
-        record(id, st.cost, acc);
+        record(id, st.cost, run);
         return absl::OkStatus();
       } else {
         tmp.reset(new char[std::max<size_t>(st.bytes, 1)]);
@@ -307,12 +312,12 @@ absl::Status EngineImpl::executeLeaf(unsigned id, StepCost& acc) {
         gather(t, record_);
         if (c.mode == StreamConnection::Mode::CALLBACK) c.callback(record_);
       }
-      record(id, st.cost, acc);
+      record(id, st.cost, run);
       return absl::OkStatus();
     }
     case Kind::SYNC:
     case Kind::WRITE_UNDEF:
-      record(id, st.cost, acc);
+      record(id, st.cost, run);
       return absl::OkStatus();
     case Kind::PRINT_TENSOR: {
       const Tensor& t = n.predicate;
@@ -324,7 +329,7 @@ absl::Status EngineImpl::executeLeaf(unsigned id, StepCost& acc) {
       PrintValues(os, t.elementType(), buf.get(), t.shape(), 0, i);
       os << "\n";
       (printStream ? *printStream : std::cout) << os.str();
-      record(id, st.cost, acc);
+      record(id, st.cost, run);
       return absl::OkStatus();
     }
     default:
@@ -347,7 +352,6 @@ absl::Status EngineImpl::advance(ReplicaRun& run) {
   // reduceAcrossReplicas has run it.
   using Frame = ReplicaRun::Frame;
   std::vector<Frame>& stack = run.stack;
-  StepCost& acc = run.cost;
   const bool profiled = activeReplica == 0;
   while (!stack.empty()) {
     Frame& f = stack.back();
@@ -368,7 +372,7 @@ absl::Status EngineImpl::advance(ReplicaRun& run) {
         }
         break;
       case Kind::REPEAT:
-        if (f.phase == 1) addControl(st.cost, acc);  // a body finished
+        if (f.phase == 1) addControl(f.id, run);  // a body finished
         f.phase = 1;
         if (f.iteration < n.count) {
           ++f.iteration;
@@ -381,7 +385,7 @@ absl::Status EngineImpl::advance(ReplicaRun& run) {
       case Kind::REPEAT_WHILE_TRUE:
       case Kind::REPEAT_WHILE_FALSE:
         if (f.phase == 1) {  // the condition finished
-          addControl(st.cost, acc);
+          addControl(f.id, run);
           const bool whileTrue = st.kind == Kind::REPEAT_WHILE_TRUE;
           if ((readScalar(n.predicate) != 0) != whileTrue) {
             finished = true;
@@ -403,7 +407,7 @@ absl::Status EngineImpl::advance(ReplicaRun& run) {
           break;
         }
         f.phase = 1;
-        addControl(st.cost, acc);
+        addControl(f.id, run);
         push = st.children[0];
         if (st.kind == Kind::IF) {
           push = st.children[readScalar(n.predicate) != 0 ? 0 : 1];
@@ -421,7 +425,7 @@ absl::Status EngineImpl::advance(ReplicaRun& run) {
         run.waitingAt = static_cast<int>(f.id);
         return absl::OkStatus();
       default:
-        POPLAR_SIM_RETURN_IF_ERROR(executeLeaf(f.id, acc));
+        POPLAR_SIM_RETURN_IF_ERROR(executeLeaf(f.id, run));
         stack.pop_back();
         continue;
     }
@@ -482,15 +486,12 @@ absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
         "reductions in the same order (control flow that depends on one replica's "
         "data must not skip or repeat a reduction)"));
   }
-  // The reduction starts when the last replica arrives: the others wait.
+  // The reduction starts when the IPUs it involves are free in every
+  // replica: the earlier ones wait.
+  const std::vector<unsigned>& ipus = profile.steps[at].ipus;
   uint64_t latest = 0;
-  for (const ReplicaRun& r : runs) latest = std::max(latest, r.cost.cycles());
-  for (unsigned r = 0; r < runs.size(); ++r) {
-    activate(r);
-    StepCost wait;
-    wait.syncCycles = latest - runs[r].cost.cycles();
-    addControl(wait, runs[r].cost);
-  }
+  for (const ReplicaRun& r : runs) latest = std::max(latest, r.timeline.clock(ipus));
+  for (ReplicaRun& r : runs) r.timeline.waitUntil(ipus, latest);
   const Type type = n.src.elementType();
   const size_t count = n.src.numElements();
   const size_t bytes = count * typeSize(type);
@@ -513,7 +514,7 @@ absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
   }
   for (unsigned r = 0; r < runs.size(); ++r) {
     activate(r);
-    record(static_cast<unsigned>(at), st.cost, runs[r].cost);
+    record(static_cast<unsigned>(at), st.cost, runs[r]);
     runs[r].stack.pop_back();
     runs[r].waitingAt = -1;
   }
@@ -529,9 +530,10 @@ absl::Status EngineImpl::runProgram(unsigned index, const std::string& name) {
   stats.runs = 1;
   stats.overheadCycles = target.runOverheadCycles();
   profile.clockCycles += stats.overheadCycles;
+  runStartClock = profile.clockCycles;
   // Each replica runs until it ends or waits at a reduction; when all wait,
   // the reduction runs and they go on.
-  std::vector<ReplicaRun> replicas(replicationFactor);
+  std::vector<ReplicaRun> replicas(replicationFactor, ReplicaRun(target.getNumIPUs()));
   for (ReplicaRun& r : replicas) r.stack.push_back(ReplicaRun::Frame{roots[index]});
   absl::Status s;
   while (s.ok()) {
@@ -546,14 +548,13 @@ absl::Status EngineImpl::runProgram(unsigned index, const std::string& name) {
     if (!s.ok() || !waiting) break;
     s = reduceAcrossReplicas(replicas);
   }
-  // The run ends when the slowest replica does.
+  // The run ends when the slowest IPU of the slowest replica does.
   uint64_t latest = 0;
-  for (const ReplicaRun& r : replicas) latest = std::max(latest, r.cost.cycles());
+  for (const ReplicaRun& r : replicas) latest = std::max(latest, r.timeline.elapsed());
   activate(0);
-  StepCost wait;
-  wait.syncCycles = latest - replicas[0].cost.cycles();
-  addControl(wait, replicas[0].cost);
-  stats.cost = replicas[0].cost;
+  replicas[0].timeline.waitUntil({}, latest);
+  profile.clockCycles = runStartClock + latest;
+  stats.cost = replicas[0].timeline.total();
   stats.cycles = stats.cost.cycles() + stats.overheadCycles;
   stats.seconds = target.cyclesToSeconds(stats.cycles);
   last = stats;

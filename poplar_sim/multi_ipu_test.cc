@@ -59,6 +59,69 @@ TEST(MultiIpuTest, CopyAcrossIPUsMovesDataAndCountsLinkBytes) {
   EXPECT_THAT(engine->getProfile().steps[0].ipus, ::testing::ElementsAre(0, 1));
 }
 
+// Each IPU runs the steps on its own tiles: independent work on two IPUs
+// overlaps, and a copy between them waits for both (ipu_timeline.h).
+TEST(MultiIpuTest, WorkOnDifferentIpusOverlapsUntilTheyExchange) {
+  Device device = SmallDevice(4, 2);
+  Graph graph(device.getTarget());
+  Graph ipu0 = graph.createVirtualGraphForIPU(0);
+  Graph ipu1 = graph.createVirtualGraphForIPU(1);
+  Tensor a = ipu0.addVariable(FLOAT, {4}, "a");
+  Tensor b = ipu1.addVariable(FLOAT, {4}, "b");
+  ipu0.setTileMapping(a, 0);
+  ipu1.setTileMapping(b, 0);
+  auto scale = [](Graph& g, Tensor t, int vertices) {
+    ComputeSet cs = g.addComputeSet("scale");
+    for (int i = 0; i < vertices; ++i) {
+      VertexRef v = g.addVertex(cs, "test::ScaleVector", {{"v", t}});
+      g.setInitialValue(v["k"], 2.0);
+      g.setTileMapping(v, 0);
+    }
+    return cs;
+  };
+  ComputeSet slow = scale(ipu0, a, 12);  // two rounds of the six workers
+  ComputeSet fast = scale(ipu1, b, 1);
+  graph.createHostWrite("a", a);
+  graph.createHostRead("b", b);
+  ASSERT_TRUE(graph.status().ok()) << graph.status();
+  auto engine = Engine::create(graph, Sequence({Execute(slow), Execute(fast), Copy(a, b)}));
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  {
+    absl::Status status = engine->load(device);
+    ASSERT_TRUE(status.ok()) << status;
+  }
+  std::vector<float> in{1, 2, 3, 4}, out(4);
+  {
+    absl::Status status = engine->writeTensor("a", in.data(), in.data() + 4);
+    ASSERT_TRUE(status.ok()) << status;
+  }
+  {
+    absl::Status status = engine->run();
+    ASSERT_TRUE(status.ok()) << status;
+  }
+  {
+    absl::Status status = engine->readTensor("b", out.data(), out.data() + 4);
+    ASSERT_TRUE(status.ok()) << status;
+  }
+  // Every vertex of a compute set reads before any writes (BSP): 2 x a.
+  EXPECT_EQ(out, (std::vector<float>{2, 4, 6, 8}));
+  const Profile& p = engine->getProfile();
+  const uint64_t slowCycles = p.steps[1].totalCycles, fastCycles = p.steps[2].totalCycles;
+  const uint64_t copyCycles = p.steps[3].totalCycles;
+  ASSERT_GT(slowCycles, fastCycles);
+  const RunStats& stats = engine->getLastRunStats();
+  // The fast compute set ran while the slow one did: the run takes the
+  // slow one and the copy, not the sum of all three.
+  EXPECT_EQ(stats.cycles - stats.overheadCycles, slowCycles + copyCycles);
+  EXPECT_EQ(stats.cost.cycles(), slowCycles + copyCycles);
+  EXPECT_EQ(stats.cost.computeCycles, p.steps[1].staticCost.computeCycles);
+  // In the trace both compute sets start at the run's first cycle, and the
+  // copy when the slow one ends.
+  ASSERT_EQ(p.trace.size(), 3u);
+  EXPECT_EQ(p.trace[0].startCycle, p.trace[1].startCycle);
+  EXPECT_EQ(p.trace[2].startCycle, p.trace[0].startCycle + slowCycles);
+}
+
 TEST(MultiIpuTest, VirtualGraphsRangeChecks) {
   Graph graph(testing::SmallTarget(4, 2));
   Graph sub = graph.createVirtualGraph(2, 6);
