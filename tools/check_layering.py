@@ -102,6 +102,11 @@ LAYER_RULES = [
       "tensorflow_ipu/io/", "tensorflow_ipu/runtime/session.h",
       "tensorflow_ipu/ipu/"],
      []),
+    # Pipelining builds a loop of the IPU API trained by train/'s optimizers.
+    ("tensorflow_ipu/pipelining/",
+     ["tensorflow_ipu/pipelining/", "tensorflow_ipu/ipu/", "tensorflow_ipu/train/",
+      "tensorflow_ipu/cc/", CORE, "tensorflow_ipu/data/"],
+     []),
     # Programs and tests on top may use any layer.
     ("examples/", [""], []),
     ("tests/", [""], []),

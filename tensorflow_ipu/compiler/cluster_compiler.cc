@@ -14,6 +14,7 @@
 #include "poplar_sim/program.h"
 #include "tensorflow_ipu/compiler/emission_state.h"
 #include "tensorflow_ipu/compiler/gradient_accumulation.h"
+#include "tensorflow_ipu/compiler/pipeline_formation.h"
 #include "tensorflow_ipu/compiler/inter_ipu_copy_insertion.h"
 #include "tensorflow_ipu/compiler/loop_formation.h"
 #include "tensorflow_ipu/compiler/lowering_registry.h"
@@ -79,9 +80,14 @@ class Emitter {
       const std::string loop = LoopOf(ir_.ops[i]);
       if (loop != open_loop) {
         state_.CloseLoop();
-        if (!loop.empty()) state_.OpenLoop(loop, LoopCountOf(ir_.ops[i]));
+        if (!loop.empty()) {
+          state_.OpenLoop(loop, LoopCountOf(ir_.ops[i]));
+          auto pipeline = ir_.pipelines.find(loop);
+          if (pipeline != ir_.pipelines.end()) state_.OpenPipeline(pipeline->second);
+        }
         open_loop = loop;
       }
+      state_.SetPipelineUnit(ir_.ops[i].pipeline_unit);
       // The update phase follows the body (gradient_accumulation.h).
       if (ir_.ops[i].accumulation_count > 0 && !state_.in_update_phase()) {
         RETURN_IF_ERROR(state_.OpenUpdatePhase(ir_.ops[i].accumulation_count));
@@ -113,9 +119,26 @@ class Emitter {
     const ClusterOp& op = ir_.ops[i];
     poplar_sim::Graph& graph = shards_.at(op.shard);
     std::vector<poplar_sim::Tensor> inputs;
-    for (const ValueRef& v : op.inputs) inputs.push_back(values_[v.op][v.index]);
+    bool delayed = false;
+    for (const ValueRef& v : op.inputs) {
+      inputs.push_back(values_[v.op][v.index]);
+      // In a pipeline, a value of an earlier unit comes through a FIFO.
+      const int producer = ir_.ops[v.op].pipeline_unit;
+      if (PipelineEmission* p = state_.pipeline();
+          p != nullptr && op.pipeline_unit >= 0 && producer >= 0 &&
+          producer != op.pipeline_unit) {
+        inputs.back() = p->Delayed(inputs.back(), int64_t{v.op} * 65536 + v.index, producer,
+                                   op.pipeline_unit, graph, ir_.ValueName(v));
+        delayed = true;
+      }
+    }
 
     if (const int k = ArgIndex(i); k >= 0) return EmitArg(i, k, graph);
+    if (op.op() == kInterIpuCopyOp && delayed) {
+      // The FIFO's transfer already brought the value to this IPU.
+      values_[i] = {inputs[0]};
+      return absl::OkStatus();
+    }
     if (op.op() == kInterIpuCopyOp) {
       const poplar_sim::Tensor& src = inputs[0];
       poplar_sim::Tensor dst = graph.addVariable(
@@ -285,6 +308,7 @@ absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
   pipeline.AddPass<InterIpuCopyInsertion>();
   pipeline.AddPass<LoopFormation>();
   pipeline.AddPass<GradientAccumulation>();
+  pipeline.AddPass<PipelineFormation>();
   RETURN_IF_ERROR(pipeline.Run(&ir).status());
 
   std::unique_ptr<CompiledCluster> compiled(new CompiledCluster);

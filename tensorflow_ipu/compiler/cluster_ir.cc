@@ -54,7 +54,11 @@ std::string ClusterIr::ToString() const {
     }
     absl::StrAppend(&out, "%", i, " ", op.name(), " = ", op.op(), "(",
                     absl::StrJoin(ins, ", "), ") -> ",
-                    absl::StrJoin(outs, ", "), " shard=", op.shard, "\n");
+                    absl::StrJoin(outs, ", "), " shard=", op.shard,
+                    op.pipeline_unit >= 0 ? absl::StrCat(" unit=", op.pipeline_unit) : "",
+                    op.accumulation_count > 0
+                        ? absl::StrCat(" every=", op.accumulation_count) : "",
+                    "\n");
   }
   std::vector<std::string> res;
   for (const ValueRef& v : results) res.push_back(absl::StrCat("%", v.op, ":", v.index));

@@ -16,9 +16,11 @@
 #ifndef TENSORFLOW_IPU_COMPILER_CLUSTER_IR_H_
 #define TENSORFLOW_IPU_COMPILER_CLUSTER_IR_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "tensorflow_ipu/compiler/pipeline_timetable.h"
 #include "tensorflow_ipu/core/ipu_attrs.h"
 #include "tensorflow_ipu/core/op_registry.h"
 #include "tensorflow_ipu/core/proto/node_def.pb.h"
@@ -61,6 +63,10 @@ struct ClusterOp {
   // (the weight update of gradient accumulation; set by the
   // gradient-accumulation pass). 0: every iteration.
   int64_t accumulation_count = 0;
+  // In a pipelined loop: the unit (a stage's forward or backward pass,
+  // pipeline_timetable.h) the op belongs to; -1 elsewhere (set by the
+  // pipeline-formation pass).
+  int pipeline_unit = -1;
 
   const std::string& name() const { return def.name(); }
   const std::string& op() const { return def.op(); }
@@ -77,6 +83,9 @@ struct ClusterIr {
   // How many replicas run the cluster: the device's IPUs divided by the
   // shard count (set by shard assignment; 1 until then).
   int replication_factor = 1;
+  // The timetable of each pipelined loop, by loop id (set by the
+  // pipeline-formation pass).
+  std::map<std::string, PipelineTimetable> pipelines;
 
   // Appends an argument carrying the host tensor `tensor_name`.
   int AddArg(const std::string& tensor_name, DataType dtype,

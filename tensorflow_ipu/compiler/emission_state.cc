@@ -26,6 +26,12 @@ void EmissionState::OpenLoop(const std::string& loop, int64_t iterations) {
   update_ = program::Sequence();
   carried_.clear();
   iteration_end_.clear();
+  pipeline_.reset();
+  unit_ = -1;
+}
+
+void EmissionState::OpenPipeline(const PipelineTimetable& timetable) {
+  pipeline_.emplace(timetable, loop_);
 }
 
 void EmissionState::CloseLoop() {
@@ -33,7 +39,15 @@ void EmissionState::CloseLoop() {
   for (const auto& [from, to] : iteration_end_) {
     body_.add(program::Copy(from, to, loop_ + "/next"));
   }
-  if (accumulation_ > 0) {
+  if (pipeline_) {
+    // Each repeat: one run of the pipeline (depth micro-batches), then the
+    // weight update if it trains.
+    const int64_t depth = pipeline_->timetable().depth();
+    body_.add(pipeline_->Build());
+    main_.add(program::Repeat(static_cast<unsigned>(iterations_ / depth),
+                              program::Sequence({body_, update_}, loop_ + "/update"),
+                              loop_));
+  } else if (accumulation_ > 0) {
     main_.add(program::Repeat(
         static_cast<unsigned>(iterations_ / accumulation_),
         program::Sequence({program::Repeat(static_cast<unsigned>(accumulation_), body_,
@@ -47,6 +61,8 @@ void EmissionState::CloseLoop() {
   loop_.clear();
   iterations_ = 1;
   accumulation_ = 0;
+  pipeline_.reset();
+  unit_ = -1;
 }
 
 absl::Status EmissionState::OpenUpdatePhase(int64_t count) {

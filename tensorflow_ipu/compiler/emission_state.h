@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "poplar_sim/graph.h"
 #include "poplar_sim/program.h"
 #include "poplar_sim/tensor.h"
+#include "tensorflow_ipu/compiler/pipeline_emission.h"
 #include "tensorflow_ipu/core/tensor_shape.h"
 #include "tensorflow_ipu/core/types.h"
 
@@ -70,11 +72,14 @@ class EmissionState {
   // --- Programs
   // The cluster's program: what runs before, between and after loops.
   poplar_sim::program::Sequence& main_program() { return main_; }
-  // Where ops are emitted now: the open loop's update phase or body, else
+  // Where ops are emitted now: the open loop's update phase, the program
+  // of the pipeline unit being emitted, or the loop's body; else
   // main_program().
   poplar_sim::program::Sequence& current_program() {
     if (loop_.empty()) return main_;
-    return accumulation_ > 0 ? update_ : body_;
+    if (accumulation_ > 0) return update_;
+    if (pipeline_ && unit_ >= 0) return pipeline_->unit_program(unit_);
+    return body_;
   }
 
   // --- Loops (ipu::loops::repeat). The emitter opens a loop at the first
@@ -90,6 +95,15 @@ class EmissionState {
   // loop becomes Repeat(iterations / count, {Repeat(count, body), update}).
   absl::Status OpenUpdatePhase(int64_t count);
   bool in_update_phase() const { return accumulation_ > 0; }
+  // Pipelining: the open loop is a pipeline (pipeline_emission.h); its
+  // iterations are repeat_count x the timetable's depth, and gradient
+  // accumulation over the depth (the update phase) follows each run of the
+  // pipeline.
+  void OpenPipeline(const PipelineTimetable& timetable);
+  // The unit whose program current_program() is (-1: the loop's body).
+  void SetPipelineUnit(int unit) { unit_ = unit; }
+  // nullptr when the open loop is not a pipeline.
+  PipelineEmission* pipeline() { return pipeline_ ? &*pipeline_ : nullptr; }
   // How often the current ops run per run of the cluster: the loop's
   // iterations, or iterations / count in the update phase (an outfeed
   // there sends one record per weight update).
@@ -144,6 +158,8 @@ class EmissionState {
   poplar_sim::program::Sequence body_;
   int64_t accumulation_ = 0;
   poplar_sim::program::Sequence update_;
+  std::optional<PipelineEmission> pipeline_;
+  int unit_ = -1;
   std::map<int64_t, poplar_sim::Tensor> carried_;
   std::vector<std::pair<poplar_sim::Tensor, poplar_sim::Tensor>> iteration_end_;
   std::vector<FeedBinding> infeeds_;

@@ -33,6 +33,20 @@ inline constexpr char kLoopCountAttr[] = "_ipu_loop_count";
 // of its loop, after the N-th; so do the loop's ops that depend on it.
 inline constexpr char kGradientAccumulationAttr[] = "_ipu_gradient_accumulation";
 
+// The pipeline of ipu::pipelining_ops::pipeline. Every op of its loop has
+// int kPipelineDepthAttr (micro-batches per weight update: the
+// gradient_accumulation_count), int kPipelineStagesAttr (the number of
+// stages) and int kPipelineScheduleAttr (Grouped 0, Interleaved 1,
+// Sequential 2, as the vendor numbers them). The ops a stage function builds
+// have int kPipelineStageAttr; their gradients (cc/gradients gives a
+// gradient op its forward op's shard and stage) also bool
+// kPipelineBackwardAttr.
+inline constexpr char kPipelineDepthAttr[] = "_ipu_pipeline_depth";
+inline constexpr char kPipelineStagesAttr[] = "_ipu_pipeline_stages";
+inline constexpr char kPipelineScheduleAttr[] = "_ipu_pipeline_schedule";
+inline constexpr char kPipelineStageAttr[] = "_ipu_pipeline_stage";
+inline constexpr char kPipelineBackwardAttr[] = "_ipu_pipeline_backward";
+
 // Graph collection (key: kLoopSideEffectsPrefix + loop id) of ops that must
 // run once each Run of the loop, after it (e.g. a global_step increment).
 inline constexpr char kLoopSideEffectsPrefix[] = "ipu_loop_side_effects:";

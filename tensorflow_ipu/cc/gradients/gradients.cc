@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/cc/gradients/grad_registry.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
+#include "tensorflow_ipu/core/attr_value_util.h"
+#include "tensorflow_ipu/core/ipu_attrs.h"
 #include "tensorflow_ipu/core/status_macros.h"
 
 namespace tensorflow_ipu {
@@ -52,6 +54,21 @@ absl::flat_hash_set<int> NodesBetween(const Graph& graph,
     if (from_inputs[id] && to_outputs[id]) between.insert(id);
   }
   return between;
+}
+
+// A gradient op runs where its forward op does: on its IPU (as the vendor's
+// ipu_shard wraps gradient functions) and, in a pipeline, in its stage's
+// backward pass (pipelining/pipelining_ops.h).
+Scope WithForwardPlacement(Scope scope, const Node& forward) {
+  const auto& attrs = forward.def().attr();
+  if (auto it = attrs.find(kShardAttr); it != attrs.end()) {
+    scope = scope.WithAttr(kShardAttr, it->second);
+  }
+  if (auto it = attrs.find(kPipelineStageAttr); it != attrs.end()) {
+    scope = scope.WithAttr(kPipelineStageAttr, it->second)
+                .WithAttr(kPipelineBackwardAttr, MakeAttrValue(true));
+  }
+  return scope;
 }
 
 // Sums the gradients arriving at one tensor.
@@ -138,7 +155,8 @@ absl::Status AddSymbolicGradients(const Scope& scope,
       }
     }
     std::vector<Output> grad_in;
-    Scope op_scope = grad_scope.NewSubScope(node->name() + "_grad");
+    const Scope op_scope =
+        WithForwardPlacement(grad_scope.NewSubScope(node->name() + "_grad"), *node);
     RETURN_IF_ERROR((*fn)(op_scope, Operation(node), grad_outputs, &grad_in));
     RETURN_IF_ERROR(scope.status());
     if (static_cast<int>(grad_in.size()) != node->num_inputs()) {

@@ -19,9 +19,17 @@ absl::Status RequireLoop(const LoweringContext& ctx) {
   return ctx.Error("is not in a loop body; build it with ipu::loops::repeat");
 }
 
+// A pipeline's stages pass values on as outputs; its loop carries none.
+absl::Status RequireNoPipeline(const LoweringContext& ctx) {
+  if (ctx.cluster().pipeline() == nullptr) return absl::OkStatus();
+  return ctx.Error("carries a value across the iterations of a pipeline, which carries "
+                   "none; keep state in variables");
+}
+
 // The carried value lives in its own tensor, set before the loop.
 absl::Status LowerLoopEnter(LoweringContext& ctx) {
   RETURN_IF_ERROR(RequireLoop(ctx));
+  RETURN_IF_ERROR(RequireNoPipeline(ctx));
   ASSIGN_OR_RETURN(int64_t index, ctx.GetAttr<int64_t>("index"));
   poplar_sim::Tensor carried = ctx.graph().clone(ctx.input(0), ctx.op().name());
   ctx.cluster().main_program().add(
@@ -35,6 +43,7 @@ absl::Status LowerLoopEnter(LoweringContext& ctx) {
 // iteration's value; after the loop the carried tensor is the result.
 absl::Status LowerLoopExit(LoweringContext& ctx) {
   RETURN_IF_ERROR(RequireLoop(ctx));
+  RETURN_IF_ERROR(RequireNoPipeline(ctx));
   if (ctx.cluster().in_update_phase()) {
     return ctx.Error(
         "carries a value that depends on the weight update of gradient accumulation, "
