@@ -17,12 +17,22 @@ uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 // Per-tile send/receive tallies of one exchange phase.
 class ExchangeTally {
  public:
-  explicit ExchangeTally(const Target& t)
-      : target_(t), send_(t.getNumTiles(), 0), recv_(t.getNumTiles(), 0) {}
+  // `multicast`: what one tile sends is the same data to every tile it
+  // sends to (a broadcast source), which the exchange delivers to all of
+  // them at once, so the sender is busy for the most it sends to any one.
+  explicit ExchangeTally(const Target& t, bool multicast = false)
+      : target_(t), multicast_(multicast), send_(t.getNumTiles(), 0),
+        recv_(t.getNumTiles(), 0) {}
 
   void move(unsigned from, unsigned to, uint64_t bytes) {
     if (from == to || bytes == 0) return;
-    send_[from] += bytes;
+    if (multicast_) {
+      uint64_t& to_one = multicastBytes_[{from, to}];
+      to_one += bytes;
+      send_[from] = std::max(send_[from], to_one);
+    } else {
+      send_[from] += bytes;
+    }
     recv_[to] += bytes;
     const unsigned a = target_.tileToIPU(from), b = target_.tileToIPU(to);
     if (a != b) {
@@ -56,6 +66,8 @@ class ExchangeTally {
 
  private:
   const Target& target_;
+  bool multicast_;
+  std::map<std::pair<unsigned, unsigned>, uint64_t> multicastBytes_;
   std::vector<uint64_t> send_, recv_;
   std::map<std::pair<unsigned, unsigned>, uint64_t> pairBytes_;
   uint64_t onChipBytes_ = 0, interIpuBytes_ = 0;
@@ -265,7 +277,9 @@ StepCost copyCost(const GraphState& g, const Target& target, const Tensor& src,
   StepCost c;
   const uint64_t es = typeSize(src.elementType());
   auto sp = Pieces(g, src), dp = Pieces(g, dst);
-  ExchangeTally x(target);
+  // A source that repeats elements (a broadcast zero filling a variable)
+  // is multicast: its tile sends each element once to all readers.
+  ExchangeTally x(target, src.containsAliases());
   std::map<unsigned, uint64_t> local;
   std::set<unsigned> ipus;
   size_t i = 0, j = 0;

@@ -10,6 +10,8 @@
 namespace poplar_sim {
 namespace {
 
+uint64_t CeilDivForTest(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
 using namespace program;  // NOLINT
 using testing::SmallDevice;
 using testing::SmallTarget;
@@ -180,6 +182,31 @@ TEST(CostModelTest, OnTileCopyIsALocalMemcpy) {
   const StepCost& c = e->getProfile().steps[0].staticCost;
   EXPECT_EQ(c.computeCycles, 4000u / 8);
   EXPECT_EQ(c.exchangeCycles, 0u);
+}
+
+// Filling a variable from a broadcast element (a zero) is multicast: the
+// source tile sends each destination tile its share at once, so the cost
+// is one tile's share, not the whole variable.
+TEST(CostModelTest, CopyFromABroadcastIsMulticast) {
+  Graph graph(SmallTarget(8));
+  Tensor zero = graph.addConstant(FLOAT, {1}, 0.0, "zero");
+  graph.setTileMapping(zero, 0);
+  Tensor v = graph.addVariable(FLOAT, {8, 1000}, "v");
+  for (unsigned t = 0; t < 8; ++t) graph.setTileMapping(v[t], t);
+  Tensor w = graph.addVariable(FLOAT, {8, 1000}, "w");
+  graph.setTileMapping(w, 1);
+  auto e = Engine::create(graph, Sequence({Copy(zero.broadcast(8000, 0), v),
+                                           Copy(w, v)}));
+  ASSERT_TRUE(e.ok()) << e.status();
+  const Target& t = graph.getTarget();
+  const StepCost& fill = e->getProfile().steps[1].staticCost;
+  // Tile 0 sends 4000 bytes to each of tiles 1..7 at once; each receives
+  // 4000: the busiest tile moves 4000 bytes, not 7 x 4000.
+  EXPECT_EQ(fill.exchangeCycles, CeilDivForTest(4000, t.getExchangeBytesPerCycle()));
+  EXPECT_EQ(fill.exchangeBytes, 7u * 4000);  // bytes still count per reader
+  // Distinct data from one tile is not multicast: tile 1 sends 7 x 4000.
+  const StepCost& scatter = e->getProfile().steps[2].staticCost;
+  EXPECT_EQ(scatter.exchangeCycles, CeilDivForTest(7 * 4000, t.getExchangeBytesPerCycle()));
 }
 
 TEST(CostModelTest, LoopOfNIterationsCostsNBodiesPlusOneOverhead) {

@@ -126,7 +126,7 @@ class Emitter {
       const int producer = ir_.ops[v.op].pipeline_unit;
       if (PipelineEmission* p = state_.pipeline();
           p != nullptr && op.pipeline_unit >= 0 && producer >= 0 &&
-          producer != op.pipeline_unit) {
+          producer != op.pipeline_unit && !ir_.ops[v.op].pipeline_invariant) {
         inputs.back() = p->Delayed(inputs.back(), int64_t{v.op} * 65536 + v.index, producer,
                                    op.pipeline_unit, graph, ir_.ValueName(v));
         delayed = true;

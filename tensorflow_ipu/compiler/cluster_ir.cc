@@ -56,6 +56,7 @@ std::string ClusterIr::ToString() const {
                     absl::StrJoin(ins, ", "), ") -> ",
                     absl::StrJoin(outs, ", "), " shard=", op.shard,
                     op.pipeline_unit >= 0 ? absl::StrCat(" unit=", op.pipeline_unit) : "",
+                    op.pipeline_invariant ? " invariant" : "",
                     op.accumulation_count > 0
                         ? absl::StrCat(" every=", op.accumulation_count) : "",
                     "\n");

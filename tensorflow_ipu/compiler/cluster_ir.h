@@ -67,6 +67,11 @@ struct ClusterOp {
   // pipeline_timetable.h) the op belongs to; -1 elsewhere (set by the
   // pipeline-formation pass).
   int pipeline_unit = -1;
+  // In a pipelined loop: the op's value is the same for every micro-batch
+  // (a constant, a read of a variable that only the weight update writes,
+  // or a stateless op of such values), so later units read it directly
+  // instead of through a FIFO.
+  bool pipeline_invariant = false;
 
   const std::string& name() const { return def.name(); }
   const std::string& op() const { return def.op(); }

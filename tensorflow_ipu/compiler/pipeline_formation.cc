@@ -113,6 +113,37 @@ absl::Status FormPipeline(ClusterIr* ir, const std::vector<int>& body,
       }
     }
   }
+  // Values that every micro-batch shares: constants, reads of variables
+  // the pipeline does not write (the weight update writes them after it),
+  // and stateless ops of those.
+  std::set<int> written;  // handle ops of variables written in the units
+  for (int i : body) {
+    const ClusterOp& op = ir->ops[i];
+    const OpDef* def = op.op_def();
+    if (op.pipeline_unit < 0 || def == nullptr) continue;
+    for (int j = 0; j < static_cast<int>(op.inputs.size()); ++j) {
+      if (def->WritesVariable(j)) written.insert(op.inputs[j].op);
+    }
+  }
+  for (int i : body) {
+    ClusterOp& op = ir->ops[i];
+    const OpDef* def = op.op_def();
+    if (op.pipeline_unit < 0 || def == nullptr || def->is_stateful) {
+      // A read of a variable is stateful only in name: it is invariant if
+      // nothing in the pipeline writes the variable.
+      if (op.pipeline_unit < 0 || op.op() != "ReadVariableOp" ||
+          written.count(op.inputs[0].op) > 0) {
+        continue;
+      }
+    }
+    bool invariant = true;
+    for (const ValueRef& v : op.inputs) {
+      const ClusterOp& producer = ir->ops[v.op];
+      if (in_body.count(v.op) == 0) continue;  // from outside the loop
+      invariant &= producer.pipeline_invariant || producer.output_types[v.index] == DT_RESOURCE;
+    }
+    op.pipeline_invariant = invariant;
+  }
   // Stages that share a variable must share an IPU: the variable lives on
   // one IPU and an op on it runs there.
   std::map<int, std::pair<int, int64_t>> first_user;  // handle -> (op, IPU)
