@@ -77,6 +77,8 @@ class IPUOutfeedQueue {
   // from the configured IPU system, else the declared rank is unknown.
   std::vector<Output> dequeue(const Scope& scope) const;
 
+  OutfeedMode mode() const { return mode_; }
+
  private:
   std::string feed_name_;
   OutfeedMode mode_;

@@ -7,6 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tensorflow_ipu/cc/ops/base_ops.h"
+#include "tensorflow_ipu/cc/ops/standard_ops.h"
+#include "tensorflow_ipu/cc/variables/initializers.h"
+#include "tensorflow_ipu/cc/variables/variable_scope.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/ipu_attrs.h"
 #include "tensorflow_ipu/core/status_macros.h"
@@ -81,7 +84,56 @@ absl::Status Validate(const std::vector<ComputationalStage>& stages, int depth,
     return absl::InvalidArgumentError(
         "An outfeed_queue must be provided when outfeed_loss is True");
   }
+  if (options.accumulate_outfeed) {
+    if (outfeed_queue == nullptr) {
+      return absl::InvalidArgumentError(
+          "An outfeed_queue must be provided when accumulate_outfeed is True.");
+    }
+    if (outfeed_queue->mode() != OutfeedMode::kAll) {
+      return absl::InvalidArgumentError(
+          "To accumulate the outfeed, it must be in IPUOutfeedMode ALL.");
+    }
+  }
   return absl::OkStatus();
+}
+
+// accumulate_outfeed: each value is added into an accumulator in the last
+// stage's forward pass; once per weight update (the update phase of
+// gradient accumulation, compiler/gradient_accumulation.h) the sums are
+// outfed and the accumulators cleared.
+absl::Status EnqueueAccumulated(const Scope& body, const Scope& last_stage,
+                                const std::vector<Output>& values, int depth, int last_ipu,
+                                IPUOutfeedQueue& outfeed) {
+  // The accumulators live outside the loop, on the last stage's IPU.
+  const Scope beside = body.WithAbsoluteNameScope("")
+                           .WithNoControlDependencies()
+                           .WithoutAttrs()
+                           .WithDevice(body.device())
+                           .WithAttr(kShardAttr, MakeAttrValue(static_cast<int64_t>(last_ipu)));
+  VariableScope vs(beside, body.graph()->UniqueName("pipeline_outfeed"),
+                   {.use_resource = true});
+  std::vector<Variable> accumulators;
+  std::vector<Operation> added;
+  for (size_t k = 0; k < values.size(); ++k) {
+    ASSIGN_OR_RETURN(Variable acc,
+                     vs.get_variable(absl::StrCat("accumulator_", k), values[k].shape(),
+                                     values[k].type(), initializers::Zeros(),
+                                     /*trainable=*/false));
+    added.push_back(acc.assign_add(last_stage, values[k]));
+    accumulators.push_back(acc);
+  }
+  const Scope update = body.WithAttr(kGradientAccumulationAttr,
+                                     MakeAttrValue(static_cast<int64_t>(depth)))
+                           .WithAttr(kShardAttr, MakeAttrValue(static_cast<int64_t>(last_ipu)))
+                           .WithControlDependencies(added);
+  std::vector<Output> sums;
+  for (const Variable& acc : accumulators) sums.push_back(acc.value(update));
+  Operation sent = outfeed.enqueue(update, sums);
+  const Scope after = update.WithControlDependencies({sent});
+  for (const Variable& acc : accumulators) {
+    acc.assign(after, ops::ZerosLike(after, acc.value(after)));
+  }
+  return body.status();
 }
 
 }  // namespace
@@ -153,8 +205,14 @@ absl::StatusOr<Operation> pipeline(
             ", but no outfeed_queue has been provided."));
         return {};
       }
-      // In the last stage's forward pass, once per micro-batch.
-      outfeed_queue->enqueue(last_stage, to_outfeed);
+      if (options.accumulate_outfeed) {
+        body_status = EnqueueAccumulated(s, last_stage, to_outfeed, gradient_accumulation_count,
+                                         mapping.back(), *outfeed_queue);
+        if (!body_status.ok()) return {};
+      } else {
+        // In the last stage's forward pass, once per micro-batch.
+        outfeed_queue->enqueue(last_stage, to_outfeed);
+      }
     }
     return {};
   };

@@ -33,7 +33,8 @@
 //
 // Errors, with the vendor's wording: fewer than two stages; a device_mapping
 // whose length is not the number of stages; a last stage with outputs and no
-// outfeed_queue (inference); when the cluster compiles, a
+// outfeed_queue; outfeed_loss without an optimizer_function or an outfeed;
+// accumulate_outfeed without an outfeed in mode ALL; when the cluster compiles, a
 // gradient_accumulation_count that is not at least and a multiple of the
 // schedule's overlap (2N for Grouped training, N for Grouped inference and
 // Interleaved, 1 for Sequential); stages sharing a variable on different IPUs.
@@ -81,6 +82,10 @@ struct PipelineOptions {
   // Outfeed the loss that optimizer_function returns instead of the last
   // stage's outputs.
   bool outfeed_loss = false;
+  // Outfeed the sum of what would be outfed over gradient_accumulation_count
+  // micro-batches, once per weight update (repeat_count records per run)
+  // instead of once per micro-batch. Needs an outfeed in mode ALL.
+  bool accumulate_outfeed = false;
 };
 
 // Returns the op that runs the pipeline (a target for Session::Run).

@@ -1,6 +1,7 @@
 // Pipelines built wrong: too few stages, a device_mapping of the wrong
 // length or beyond the device, a last stage whose outputs have nowhere to
-// go, an Interleaved training pipeline with two stages on one IPU, counts
+// go, outfeed options without the optimizer or outfeed they need, an
+// Interleaved training pipeline with two stages on one IPU, counts
 // below one, a depth the schedule cannot run, stages on different IPUs
 // sharing a variable. Each is an error with the vendor's words where it has
 // them, and the session keeps working afterwards.
@@ -51,13 +52,16 @@ class BadPipelineTest : public testing::IpuTest {
                                             int depth, int repeat, bool outfeed,
                                             const OptimizerFunction& opt_fn,
                                             const std::vector<int>& mapping,
-                                            PipelineSchedule schedule = PipelineSchedule::Grouped) {
+                                            PipelineSchedule schedule = PipelineSchedule::Grouped,
+                                            ipu::IPUOutfeedQueue* other_outfeed = nullptr,
+                                            ipu::pipelining_ops::PipelineOptions options = {}) {
     absl::Status built;
     auto compiled = ipu::ipu_compiler::compile(
         ipu_, [&](const Scope& s, const std::vector<Output>&) -> std::vector<Output> {
+          ipu::IPUOutfeedQueue* out = other_outfeed != nullptr ? other_outfeed : &outfeed_;
           auto op = ipu::pipelining_ops::pipeline(s, stages, depth, repeat, {}, &*infeed_,
-                                                  outfeed ? &outfeed_ : nullptr, opt_fn, mapping,
-                                                  schedule);
+                                                  outfeed ? out : nullptr, opt_fn, mapping,
+                                                  schedule, options);
           built = op.status();
           // Something on the IPU, so that compile itself succeeds.
           return {op.ok() ? Output(*op, 0) : ops::Const(s, 1.f)};
@@ -162,6 +166,31 @@ TEST_F(BadPipelineTest, InterleavedTrainingWithTwoStagesOnOneIpu) {
   EXPECT_THAT(std::string(r.status().message()),
               HasSubstr("The pipelining schedule 'Interleaved' does not currently support "
                         "multiple pipeline stages on the same device for training graphs."));
+  ExpectStillWorks(ClientSession(root_));
+}
+
+TEST_F(BadPipelineTest, OutfeedOptionsWithoutWhatTheyNeed) {
+  ipu::pipelining_ops::PipelineOptions loss;
+  loss.outfeed_loss = true;
+  auto r = Build({Double(), Double()}, 2, 1, true, nullptr, {}, PipelineSchedule::Grouped,
+                 nullptr, loss);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("An optimizer_function must be provided when outfeed_loss is True."));
+  ipu::pipelining_ops::PipelineOptions accumulate;
+  accumulate.accumulate_outfeed = true;
+  r = Build({Double(), Double()}, 2, 1, /*outfeed=*/false, nullptr, {},
+            PipelineSchedule::Grouped, nullptr, accumulate);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("An outfeed_queue must be provided when accumulate_outfeed is True."));
+  ipu::IPUOutfeedQueue last("bad_pipeline_last_" + std::to_string(count_++),
+                            ipu::OutfeedMode::kLast);
+  r = Build({Double(), Double()}, 2, 1, true, nullptr, {}, PipelineSchedule::Grouped, &last,
+            accumulate);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("To accumulate the outfeed, it must be in IPUOutfeedMode ALL."));
   ExpectStillWorks(ClientSession(root_));
 }
 

@@ -61,6 +61,7 @@ struct Config {
   int repeat = 2;
   Reduction reduction = Reduction::MEAN;
   bool train = true;
+  bool accumulate_outfeed = false;
 };
 
 struct Result {
@@ -119,6 +120,7 @@ Result RunModel(const Config& c) {
           }
           ipu::pipelining_ops::PipelineOptions options;
           options.reduction_method = c.reduction;
+          options.accumulate_outfeed = c.accumulate_outfeed;
           auto op = ipu::pipelining_ops::pipeline(s, {stage0, stage1}, c.depth, c.repeat, {},
                                                   &*infeed, &outfeed, opt_fn, {}, c.schedule,
                                                   options);
@@ -246,6 +248,37 @@ TEST_F(PipeliningTest, InferencePipelineOutfeedsEveryMicroBatch) {
       EXPECT_NEAR(out[row * 2 + j], acc, 1e-5) << "row " << row << " column " << j;
     }
   }
+}
+
+TEST_F(PipeliningTest, AccumulatedOutfeedSendsOneSumPerWeightUpdate) {
+  Config c;
+  c.train = false;
+  c.depth = 2;
+  c.repeat = 3;
+  const Result each = RunModel(c);
+  ASSERT_TRUE(each.status.ok()) << each.status;
+  c.accumulate_outfeed = true;
+  const Result summed = RunModel(c);
+  ASSERT_TRUE(summed.status.ok()) << summed.status;
+  ASSERT_EQ(summed.outfed.shape(), TensorShape({3, 4, 2}));
+  const std::vector<float> e = Floats(each.outfed), s = Floats(summed.outfed);
+  for (int r = 0; r < 3; ++r) {
+    for (int k = 0; k < 8; ++k) {
+      EXPECT_NEAR(s[r * 8 + k], e[(2 * r) * 8 + k] + e[(2 * r + 1) * 8 + k], 1e-6)
+          << "record " << r << " element " << k;
+    }
+  }
+  // Training: one loss sum per update, the same weights.
+  Config t;
+  const Result per_micro_batch = RunModel(t);
+  ASSERT_TRUE(per_micro_batch.status.ok()) << per_micro_batch.status;
+  t.accumulate_outfeed = true;
+  const Result per_update = RunModel(t);
+  ASSERT_TRUE(per_update.status.ok()) << per_update.status;
+  ExpectNear(per_update.w1, per_micro_batch.w1);
+  ASSERT_EQ(per_update.outfed.shape(), TensorShape({2}));
+  const std::vector<float> l = Floats(per_micro_batch.outfed);
+  EXPECT_NEAR(Floats(per_update.outfed)[1], l[4] + l[5] + l[6] + l[7], 1e-5);
 }
 
 TEST_F(PipeliningTest, StagesOverlapInSimulatedTime) {
