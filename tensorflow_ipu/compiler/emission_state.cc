@@ -26,6 +26,7 @@ void EmissionState::OpenLoop(const std::string& loop, int64_t iterations) {
   update_ = program::Sequence();
   carried_.clear();
   iteration_end_.clear();
+  update_end_.clear();
   pipeline_.reset();
   unit_ = -1;
 }
@@ -38,6 +39,9 @@ void EmissionState::CloseLoop() {
   if (loop_.empty()) return;
   for (const auto& [from, to] : iteration_end_) {
     body_.add(program::Copy(from, to, loop_ + "/next"));
+  }
+  for (const auto& [from, to] : update_end_) {
+    update_.add(program::Copy(from, to, loop_ + "/next"));
   }
   if (pipeline_) {
     // Each repeat: one run of the pipeline (depth micro-batches), then the
@@ -82,7 +86,8 @@ const poplar_sim::Tensor* EmissionState::FindCarried(int64_t index) const {
 
 void EmissionState::CopyAtIterationEnd(poplar_sim::Tensor from,
                                        poplar_sim::Tensor to) {
-  iteration_end_.emplace_back(std::move(from), std::move(to));
+  (accumulation_ > 0 ? update_end_ : iteration_end_)
+      .emplace_back(std::move(from), std::move(to));
 }
 
 poplar_sim::DataStream EmissionState::AddInfeed(FeedBinding b,

@@ -116,7 +116,8 @@ class EmissionState {
   // nullptr when the open loop carries no value `index`.
   const poplar_sim::Tensor* FindCarried(int64_t index) const;
   // A copy done at the end of every iteration, after every op of the body
-  // (the next iteration's carried value).
+  // (the next iteration's carried value); in the update phase, at the end
+  // of the update.
   void CopyAtIterationEnd(poplar_sim::Tensor from, poplar_sim::Tensor to);
 
   // --- Feeds: a host stream of `elements` elements per record, registered
@@ -162,6 +163,8 @@ class EmissionState {
   int unit_ = -1;
   std::map<int64_t, poplar_sim::Tensor> carried_;
   std::vector<std::pair<poplar_sim::Tensor, poplar_sim::Tensor>> iteration_end_;
+  // The same for values that depend on the update phase: once per update.
+  std::vector<std::pair<poplar_sim::Tensor, poplar_sim::Tensor>> update_end_;
   std::vector<FeedBinding> infeeds_;
   std::vector<FeedBinding> outfeeds_;
   std::vector<ResourceBinding> resources_;

@@ -1,12 +1,14 @@
 #include "tensorflow_ipu/compiler/gradient_accumulation.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/compiler/loop_formation.h"
 #include "tensorflow_ipu/core/ipu_attrs.h"
+#include "tensorflow_ipu/core/status_macros.h"
 
 namespace tensorflow_ipu {
 namespace compiler {
@@ -15,6 +17,44 @@ namespace {
 int64_t MarkOf(const ClusterOp& op) {
   auto it = op.def.attr().find(kGradientAccumulationAttr);
   return it == op.def.attr().end() ? 0 : it->second.i();
+}
+
+// ipu_stateful_gradient_accumulate with verify_usage: its sum may reach
+// only ops that write variables (an optimizer's update), possibly through
+// casts, scalings and cross-replica reductions.
+absl::Status VerifyUsage(const ClusterIr& ir) {
+  static const std::set<std::string>* passes = new std::set<std::string>{
+      "Identity", "Cast", "Mul", "RealDiv", "IpuCrossReplicaSum", "IpuCrossReplicaMean"};
+  std::vector<std::vector<int>> readers(ir.ops.size());
+  for (int i = 0; i < static_cast<int>(ir.ops.size()); ++i) {
+    for (const ValueRef& v : ir.ops[i].inputs) readers[v.op].push_back(i);
+  }
+  for (int i = 0; i < static_cast<int>(ir.ops.size()); ++i) {
+    const ClusterOp& op = ir.ops[i];
+    auto it = op.def.attr().find(kStatefulGradientAccumulateAttr);
+    if (it == op.def.attr().end() || !it->second.b()) continue;
+    std::vector<int> stack = readers[i];
+    while (!stack.empty()) {
+      const ClusterOp& reader = ir.ops[stack.back()];
+      const int r = stack.back();
+      stack.pop_back();
+      const OpDef* def = reader.op_def();
+      bool writes = false;
+      for (int j = 0; def != nullptr && j < static_cast<int>(reader.inputs.size()); ++j) {
+        writes |= def->WritesVariable(j);
+      }
+      if (writes) continue;
+      if (passes->count(reader.op()) > 0 || reader.op() == kInterIpuCopyOp) {
+        stack.insert(stack.end(), readers[r].begin(), readers[r].end());
+        continue;
+      }
+      return absl::FailedPreconditionError(absl::StrCat(
+          "The ", op.name(), " op (ipu_stateful_gradient_accumulate) must only be used by the "
+          "weight update of an optimizer, but '", reader.name(), "' (", reader.op(),
+          ") uses its output; pass verify_usage=false to use the accumulated sum elsewhere"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -55,6 +95,7 @@ absl::StatusOr<bool> GradientAccumulation::Run(ClusterIr* ir) {
     }
   }
   if (count_of_loop.empty()) return false;
+  RETURN_IF_ERROR(VerifyUsage(*ir));
 
   // The update phase: marked ops and the loop's ops that depend on them.
   for (int i = 0; i < n; ++i) {

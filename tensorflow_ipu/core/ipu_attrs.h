@@ -33,6 +33,11 @@ inline constexpr char kLoopCountAttr[] = "_ipu_loop_count";
 // of its loop, after the N-th; so do the loop's ops that depend on it.
 inline constexpr char kGradientAccumulationAttr[] = "_ipu_gradient_accumulation";
 
+// bool: the op is the output of ipu::ops::ipu_stateful_gradient_accumulate;
+// true: only ops that write variables (optimizer updates) may use it
+// (verify_usage, checked by the gradient-accumulation pass).
+inline constexpr char kStatefulGradientAccumulateAttr[] = "_ipu_stateful_gradient_accumulate";
+
 // The pipeline of ipu::pipelining_ops::pipeline. Every op of its loop has
 // int kPipelineDepthAttr (micro-batches per weight update: the
 // gradient_accumulation_count), int kPipelineStagesAttr (the number of

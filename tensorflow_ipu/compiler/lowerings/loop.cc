@@ -40,15 +40,12 @@ absl::Status LowerLoopEnter(LoweringContext& ctx) {
 }
 
 // The next value is copied at the end of the body, after every op read this
-// iteration's value; after the loop the carried tensor is the result.
+// iteration's value (a value that depends on the update of gradient
+// accumulation: at the end of the update, so it changes once per update);
+// after the loop the carried tensor is the result.
 absl::Status LowerLoopExit(LoweringContext& ctx) {
   RETURN_IF_ERROR(RequireLoop(ctx));
   RETURN_IF_ERROR(RequireNoPipeline(ctx));
-  if (ctx.cluster().in_update_phase()) {
-    return ctx.Error(
-        "carries a value that depends on the weight update of gradient accumulation, "
-        "which runs once every few iterations; carry values computed before the update");
-  }
   ASSIGN_OR_RETURN(int64_t index, ctx.GetAttr<int64_t>("index"));
   const poplar_sim::Tensor* carried = ctx.cluster().FindCarried(index);
   if (carried == nullptr) {
