@@ -87,6 +87,10 @@ struct EngineImpl {
   std::vector<std::vector<StreamConnection>> replicaStreams;
   unsigned activeReplica = 0;
   void activate(unsigned replica);
+  // reduceAcrossReplicas' buffers: one per replica and one for the result,
+  // each of reduceScratchBytes.
+  std::vector<std::unique_ptr<char[]>> reduceScratch;
+  size_t reduceScratchBytes = 0;
   Profile profile;
   Device device;
   bool loaded = false;

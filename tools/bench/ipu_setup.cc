@@ -11,6 +11,14 @@ namespace tfipu_bench {
 namespace tfipu = tensorflow_ipu;
 
 absl::Status ConfigureBenchIpus(int ipus) {
+  tfipu::ipu::IpuSystem& system = tfipu::ipu::IpuSystem::Get();
+  if (system.configured()) {
+    absl::StatusOr<poplar_sim::Device> device = system.GetDevice(0);
+    if (device.ok() && static_cast<int>(device->getTarget().getNumIPUs()) == ipus) {
+      return absl::OkStatus();
+    }
+    system.Reset();
+  }
   tfipu::ipu::config::IPUConfig cfg;
   cfg.auto_select_ipus = ipus;
   return cfg.configure_ipu_system();

@@ -16,7 +16,9 @@
 
 namespace tfipu_bench {
 
-// One device (/device:IPU:0) of `ipus` IPUs.
+// One device (/device:IPU:0) of `ipus` IPUs, replacing an earlier
+// configuration of another size (contestants on 1, 2 and 4 IPUs run one
+// after the other; none may hold a session across the change).
 absl::Status ConfigureBenchIpus(int ipus);
 std::string IpuSummary();
 

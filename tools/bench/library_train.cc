@@ -15,7 +15,9 @@
 #include "tensorflow_ipu/ipu/ipu_compiler.h"
 #include "tensorflow_ipu/ipu/loops.h"
 #include "tensorflow_ipu/ipu/scopes.h"
+#include "tensorflow_ipu/pipelining/pipelining_ops.h"
 #include "tensorflow_ipu/runtime/session.h"
+#include "tensorflow_ipu/train/cross_replica_optimizer.h"
 #include "tensorflow_ipu/train/gradient_descent.h"
 
 namespace tfipu_bench {
@@ -60,24 +62,38 @@ struct Step {
 // the mean cross-entropy, and minimize. Each variable is read once, so the
 // forward and backward passes see the same weights and every update
 // follows every read.
-absl::StatusOr<Step> BuildStep(const tfipu::Scope& scope,
-                               const std::vector<tfipu::Variable>& vars,
-                               tfipu::Output images, tfipu::Output labels,
-                               double learning_rate) {
-  tfipu::Output h = images;
+// Layers [first, last) of the MLP applied to `h` (Relu after all but the
+// MLP's last layer).
+tfipu::Output Dense(const tfipu::Scope& scope, const std::vector<tfipu::Variable>& vars,
+                    tfipu::Output h, size_t first, size_t last) {
   const size_t layers = vars.size() / 2;
-  for (size_t k = 0; k < layers; ++k) {
+  for (size_t k = first; k < last; ++k) {
     const tfipu::Scope layer = scope.NewSubScope(absl::StrCat("dense", k + 1));
     h = ops::BiasAdd(layer, ops::MatMul(layer, h, vars[2 * k].value(layer)),
                      vars[2 * k + 1].value(layer));
     if (k + 1 < layers) h = ops::Relu(layer, h);
   }
+  return h;
+}
+
+tfipu::Output MeanCrossEntropy(const tfipu::Scope& scope, tfipu::Output logits,
+                               tfipu::Output labels) {
   const tfipu::Scope loss_scope = scope.NewSubScope("loss");
-  auto xent = ops::SparseSoftmaxCrossEntropyWithLogits(loss_scope, h, labels);
+  auto xent = ops::SparseSoftmaxCrossEntropyWithLogits(loss_scope, logits, labels);
+  return ops::Mean(loss_scope, xent.loss, {0});
+}
+
+absl::StatusOr<Step> BuildStep(const tfipu::Scope& scope,
+                               const std::vector<tfipu::Variable>& vars,
+                               tfipu::Output images, tfipu::Output labels,
+                               double learning_rate, bool cross_replica) {
   Step step;
-  step.loss = ops::Mean(loss_scope, xent.loss, {0});
+  step.loss = MeanCrossEntropy(scope, Dense(scope, vars, images, 0, vars.size() / 2), labels);
   RETURN_IF_ERROR(scope.status());
-  tfipu::train::GradientDescentOptimizer optimizer(learning_rate);
+  tfipu::train::GradientDescentOptimizer sgd(learning_rate);
+  tfipu::train::CrossReplicaOptimizer averaged(sgd);
+  tfipu::train::Optimizer& optimizer =
+      cross_replica ? static_cast<tfipu::train::Optimizer&>(averaged) : sgd;
   ASSIGN_OR_RETURN(step.train, optimizer.minimize(scope, step.loss, nullptr, vars));
   RETURN_IF_ERROR(scope.status());
   return step;
@@ -98,6 +114,17 @@ absl::StatusOr<std::unique_ptr<LibraryTrainer>> LibraryTrainer::Create(
         absl::StrCat("steps = ", steps, ": the set has ",
                      set.num_batches(options.batch), " batches of ", options.batch));
   }
+  if (options.replicas < 1 || options.batch % options.replicas != 0 ||
+      options.pipeline_micro_batches < 0 ||
+      (options.pipeline_micro_batches > 0 &&
+       options.batch % (options.replicas * options.pipeline_micro_batches) != 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a batch of ", options.batch, " does not split over ", options.replicas,
+        " replica(s) and ", options.pipeline_micro_batches, " micro-batch(es)"));
+  }
+  if (options.pipeline_micro_batches > 0 && initial.layers.size() < 2) {
+    return absl::InvalidArgumentError("a pipelined MLP needs at least two layers");
+  }
   if (initial.layers.empty() || initial.layers[0].in != set.pixels) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the MLP's input width (",
@@ -114,6 +141,9 @@ absl::StatusOr<std::unique_ptr<LibraryTrainer>> LibraryTrainer::Create(
     RETURN_IF_ERROR(t->BuildCpuStep(set));
   }
   RETURN_IF_ERROR(t->root_.status());
+  if (options.pipeline_micro_batches > 0) {
+    t->state_initializer_ = tfipu::global_variables_initializer(t->root_);
+  }
   tfipu::SessionOptions session_options;
   session_options.num_threads = options.num_threads;
   t->session_ = std::make_unique<tfipu::ClientSession>(t->root_, session_options);
@@ -124,7 +154,11 @@ absl::StatusOr<std::unique_ptr<LibraryTrainer>> LibraryTrainer::Create(
 absl::Status LibraryTrainer::BuildVariables(const tfipu::Scope& scope) {
   for (size_t k = 0; k < initial_.layers.size(); ++k) {
     const DenseLayer& l = initial_.layers[k];
-    tfipu::VariableScope vs(scope, absl::StrCat("mlp/dense_", k + 1));
+    // Pipelined: the first layer's variables on IPU 0, the others on IPU 1.
+    const tfipu::Scope on = options_.pipeline_micro_batches > 0
+                                ? tfipu::ipu::scopes::ipu_shard(scope, k == 0 ? 0 : 1)
+                                : scope;
+    tfipu::VariableScope vs(on, absl::StrCat("mlp/dense_", k + 1));
     ASSIGN_OR_RETURN(
         tfipu::Variable w,
         vs.get_variable("kernel", {l.in, l.out}, tfipu::DT_FLOAT,
@@ -152,43 +186,83 @@ absl::Status LibraryTrainer::BuildIpuLoops(const ImageSet& set) {
       tfipu::data::Dataset::FromTensorSlices(
           {FloatTensor(set.images.data(), tfipu::TensorShape({rows, set.pixels})),
            Int32Tensor(set.labels.data(), rows)}));
-  // File order, no shuffle: every contestant sees batch k at step k.
-  dataset = dataset.Batch(options_.batch, /*drop_remainder=*/true);
+  // File order, no shuffle: every contestant sees batch k at step k. An
+  // infeed element is what one replica takes in one iteration: a step's
+  // batch split over the replicas, or a pipeline's micro-batch.
+  const int per_element = options_.batch / options_.replicas /
+                          std::max(options_.pipeline_micro_batches, 1);
+  dataset = dataset.Batch(per_element, /*drop_remainder=*/true);
   ASSIGN_OR_RETURN(tfipu::ipu::IPUInfeedQueue infeed,
                    tfipu::ipu::IPUInfeedQueue::Create(dataset, UniqueFeedName("bench_train")));
   tfipu::ipu::IPUOutfeedQueue outfeed(UniqueFeedName("bench_loss"));
   const tfipu::Scope ipu = tfipu::ipu::scopes::ipu_scope(root_, "/device:IPU:0");
-  auto build_loop = [&](int n) -> absl::StatusOr<tfipu::Operation> {
-    ASSIGN_OR_RETURN(
-        std::vector<tfipu::Output> loop,
-        tfipu::ipu::ipu_compiler::compile(
-            ipu,
-            [&](const tfipu::Scope& s, const std::vector<tfipu::Output>&) {
-              auto body = [&](const tfipu::Scope& b, const std::vector<tfipu::Output>&,
-                              const std::vector<tfipu::Output>& batch) {
-                absl::StatusOr<Step> step =
-                    BuildStep(b, vars_, batch[0], batch[1], options_.learning_rate);
-                if (Record(b, step)) outfeed.enqueue(b, {step->loss});
-                return std::vector<tfipu::Output>{};
-              };
-              absl::StatusOr<std::vector<tfipu::Output>> r =
-                  tfipu::ipu::loops::repeat(s, n, body, {}, &infeed);
-              return Record(s, r) ? *r : std::vector<tfipu::Output>{};
-            },
-            {}));
-    return loop[0].op();
-  };
   const int64_t full = steps_ / options_.steps_per_run;
   const int remainder = static_cast<int>(steps_ % options_.steps_per_run);
   if (full > 0) {
-    ASSIGN_OR_RETURN(full_loop_, build_loop(options_.steps_per_run));
+    ASSIGN_OR_RETURN(full_loop_, BuildIpuProgram(ipu, options_.steps_per_run, infeed, outfeed));
   }
   if (remainder > 0) {
-    ASSIGN_OR_RETURN(remainder_loop_, build_loop(remainder));
+    ASSIGN_OR_RETURN(remainder_loop_, BuildIpuProgram(ipu, remainder, infeed, outfeed));
   }
   infeed_init_ = infeed.initializer(root_);
   losses_ = outfeed.dequeue(root_)[0];
   return root_.status();
+}
+
+absl::StatusOr<tfipu::Operation> LibraryTrainer::BuildIpuProgram(
+    const tfipu::Scope& ipu, int steps, const tfipu::ipu::IPUInfeedQueue& infeed,
+    tfipu::ipu::IPUOutfeedQueue& outfeed) {
+  const bool cross_replica = options_.replicas > 1;
+  const int micro_batches = options_.pipeline_micro_batches;
+  tfipu::train::GradientDescentOptimizer sgd(options_.learning_rate);
+  tfipu::train::CrossReplicaOptimizer averaged(sgd);
+  tfipu::train::Optimizer& optimizer =
+      cross_replica ? static_cast<tfipu::train::Optimizer&>(averaged) : sgd;
+  const size_t layers = vars_.size() / 2;
+  ASSIGN_OR_RETURN(
+      std::vector<tfipu::Output> program,
+      tfipu::ipu::ipu_compiler::compile(
+          ipu,
+          [&](const tfipu::Scope& s, const std::vector<tfipu::Output>&) {
+            if (micro_batches > 0) {
+              // One step = micro_batches micro-batches, their gradients
+              // averaged; one outfeed record per step: the sum of their
+              // mean losses.
+              namespace pipelining = tfipu::ipu::pipelining_ops;
+              pipelining::ComputationalStage first = [&](const tfipu::Scope& st,
+                                                         const std::vector<tfipu::Output>& in) {
+                return std::vector<tfipu::Output>{Dense(st, vars_, in[0], 0, 1), in[1]};
+              };
+              pipelining::ComputationalStage rest = [&](const tfipu::Scope& st,
+                                                        const std::vector<tfipu::Output>& in) {
+                return std::vector<tfipu::Output>{
+                    MeanCrossEntropy(st, Dense(st, vars_, in[0], 1, layers), in[1])};
+              };
+              pipelining::PipelineOptions options;
+              options.reduction_method = tfipu::train::GradientAccumulationReductionMethod::MEAN;
+              options.accumulate_outfeed = true;
+              absl::StatusOr<tfipu::Operation> op = pipelining::pipeline(
+                  s, {first, rest}, micro_batches, steps, {}, &infeed, &outfeed,
+                  [&](const tfipu::Scope&, const std::vector<tfipu::Output>& out) {
+                    return pipelining::OptimizerFunctionOutput(optimizer, out[0]);
+                  },
+                  {0, 1}, pipelining::PipelineSchedule::Grouped, options);
+              return Record(s, op) ? std::vector<tfipu::Output>{tfipu::Output(*op, 0)}
+                                   : std::vector<tfipu::Output>{};
+            }
+            auto body = [&](const tfipu::Scope& b, const std::vector<tfipu::Output>&,
+                            const std::vector<tfipu::Output>& batch) {
+              absl::StatusOr<Step> step = BuildStep(b, vars_, batch[0], batch[1],
+                                                    options_.learning_rate, cross_replica);
+              if (Record(b, step)) outfeed.enqueue(b, {step->loss});
+              return std::vector<tfipu::Output>{};
+            };
+            absl::StatusOr<std::vector<tfipu::Output>> r =
+                tfipu::ipu::loops::repeat(s, steps, body, {}, &infeed);
+            return Record(s, r) ? *r : std::vector<tfipu::Output>{};
+          },
+          {}));
+  return program[0].op();
 }
 
 absl::Status LibraryTrainer::BuildCpuStep(const ImageSet& set) {
@@ -198,7 +272,8 @@ absl::Status LibraryTrainer::BuildCpuStep(const ImageSet& set) {
                              ops::Placeholder::Shape(tfipu::TensorShape({batch, set.pixels})));
   labels_ = ops::Placeholder(cpu.WithOpName("labels"), tfipu::DT_INT32,
                              ops::Placeholder::Shape(tfipu::TensorShape({batch})));
-  ASSIGN_OR_RETURN(Step step, BuildStep(cpu, vars_, images_, labels_, options_.learning_rate));
+  ASSIGN_OR_RETURN(Step step, BuildStep(cpu, vars_, images_, labels_, options_.learning_rate,
+                                        /*cross_replica=*/false));
   loss_ = step.loss;
   train_op_ = step.train;
   // The batches as tensors, made before any timing, as the peers read
@@ -215,6 +290,8 @@ absl::Status LibraryTrainer::BuildCpuStep(const ImageSet& set) {
 
 absl::Status LibraryTrainer::Reset() {
   std::vector<tfipu::Operation> targets = var_initializers_;
+  // The optimizer's and the pipeline's own state (accumulators) too.
+  if (state_initializer_.valid()) targets.push_back(state_initializer_);
   if (infeed_init_.valid()) targets.push_back(infeed_init_);
   RETURN_IF_ERROR(session_->Run({}, {}, targets, nullptr));
   // Dequeuing an outfeed no loop has filled is an error, hence the flag.
@@ -259,12 +336,24 @@ absl::StatusOr<std::vector<float>> LibraryTrainer::TrainIpu() {
   std::vector<tfipu::Tensor> out;
   RETURN_IF_ERROR(session_->Run({losses_}, &out));
   outfeed_filled_ = false;
+  // [steps] losses, [steps, R] with replicas (each the mean loss of its
+  // share of the batch), or per pipelined step the sum of its
+  // micro-batches' mean losses.
   const tfipu::Tensor& losses = out[0];
-  if (losses.NumElements() != steps_) {
+  const int64_t per_step = options_.replicas;
+  if (losses.NumElements() != steps_ * per_step) {
     return absl::InternalError(absl::StrCat("the outfeed gave ", losses.NumElements(),
                                             " losses for ", steps_, " steps"));
   }
-  return std::vector<float>(losses.data<float>(), losses.data<float>() + steps_);
+  const float scale =
+      1.f / static_cast<float>(per_step * std::max(options_.pipeline_micro_batches, 1));
+  std::vector<float> step_losses(steps_);
+  for (int64_t i = 0; i < steps_; ++i) {
+    float sum = 0;
+    for (int64_t r = 0; r < per_step; ++r) sum += losses.data<float>()[i * per_step + r];
+    step_losses[i] = sum * scale;
+  }
+  return step_losses;
 }
 
 absl::StatusOr<std::vector<float>> LibraryTrainer::TrainCpu(int64_t steps) {

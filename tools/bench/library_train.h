@@ -12,6 +12,15 @@
 //    step's loss goes out through an IPUOutfeedQueue, dequeued once at the
 //    end of Train. When `steps` is not a multiple of `steps_per_run`, a
 //    second, shorter loop runs the remainder at the end.
+//    Two variants use more IPUs for the same training (the same global batch
+//    of `batch` rows per step and the same SGD step, so the same weights up
+//    to float rounding): `replicas` > 1 splits each batch over replicas
+//    (CrossReplicaOptimizer averages their gradients); `pipeline_micro_batches`
+//    > 0 pipelines the MLP over 2 IPUs (the first layer on IPU 0, the rest
+//    and the loss on IPU 1; ipu::pipelining_ops::pipeline, Grouped) with
+//    micro-batches of batch / pipeline_micro_batches rows whose gradients are
+//    averaged (MEAN) into each step's update. The IPU system must have
+//    replicas x (pipelined ? 2 : 1) IPUs.
 //  - kCpu: the variables on the host; one ClientSession::Run per step,
 //    feeding the batch through placeholders (tensors made by Create) and
 //    fetching the loss while running the minimize op.
@@ -35,6 +44,7 @@
 #include "tensorflow_ipu/cc/scope.h"
 #include "tensorflow_ipu/cc/variables/variable.h"
 #include "tensorflow_ipu/core/tensor.h"
+#include "tensorflow_ipu/ipu/feeds.h"
 #include "tools/bench/fashion_mnist.h"
 #include "tools/bench/mlp_weights.h"
 
@@ -54,6 +64,10 @@ struct LibraryTrainOptions {
   // kCpu: steps WarmUp runs (kIpuLoop warms up with one Run of each loop).
   int warmup_steps = 20;
   int num_threads = 0;  // SessionOptions::num_threads
+  // kIpuLoop: replicas of the training (data parallel), and the number of
+  // micro-batches of a pipelined step (0: not pipelined); see above.
+  int replicas = 1;
+  int pipeline_micro_batches = 0;
 };
 
 class LibraryTrainer {
@@ -89,6 +103,10 @@ class LibraryTrainer {
       : root_(root), initial_(initial), steps_(steps), options_(options) {}
 
   absl::Status BuildVariables(const tensorflow_ipu::Scope& scope);
+  // kIpuLoop: the program of one Run of `steps` steps.
+  absl::StatusOr<tensorflow_ipu::Operation> BuildIpuProgram(
+      const tensorflow_ipu::Scope& ipu, int steps, const tensorflow_ipu::ipu::IPUInfeedQueue& infeed,
+      tensorflow_ipu::ipu::IPUOutfeedQueue& outfeed);
   absl::Status BuildIpuLoops(const ImageSet& set);
   absl::Status BuildCpuStep(const ImageSet& set);
   // One Run of the loop `loop`, adding its simulated time.
@@ -106,6 +124,8 @@ class LibraryTrainer {
   std::vector<tensorflow_ipu::Variable> vars_;
   std::vector<tensorflow_ipu::Output> var_values_;
   std::vector<tensorflow_ipu::Operation> var_initializers_;
+  // Every variable's initializer (pipelined: the accumulators as well).
+  tensorflow_ipu::Operation state_initializer_;
 
   // kIpuLoop: a loop of steps_per_run steps and one of the remainder (if
   // any), the infeed's initializer, and the dequeued losses.

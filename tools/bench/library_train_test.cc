@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/ipu/config.h"
+#include "tensorflow_ipu/ipu/ipu_system.h"
 
 namespace tfipu_bench {
 namespace {
@@ -68,9 +69,13 @@ struct Trained {
 };
 
 // Warm-up (which must leave no trace), then kSteps steps.
-Trained Train(LibraryTrainDevice device, const ImageSet& set, const MlpWeights& initial) {
+Trained Train(LibraryTrainDevice device, const ImageSet& set, const MlpWeights& initial,
+              int replicas = 1, int pipeline_micro_batches = 0) {
+  LibraryTrainOptions options = Options(device);
+  options.replicas = replicas;
+  options.pipeline_micro_batches = pipeline_micro_batches;
   absl::StatusOr<std::unique_ptr<LibraryTrainer>> t =
-      LibraryTrainer::Create(initial, set, kSteps, Options(device));
+      LibraryTrainer::Create(initial, set, kSteps, options);
   EXPECT_TRUE(t.ok()) << t.status();
   if (!t.ok()) return {};
   absl::Status warm = (*t)->WarmUp();
@@ -115,6 +120,41 @@ TEST(LibraryTrainTest, CpuAndIpuLoopLearnTheSameSteps) {
     // Trained: the weights moved from where they started.
     EXPECT_NE(a.w, initial.layers[k].w);
   }
+}
+
+void ExpectSameTraining(const Trained& a, const Trained& b) {
+  ASSERT_EQ(a.losses.size(), b.losses.size());
+  for (size_t s = 0; s < a.losses.size(); ++s) {
+    EXPECT_NEAR(a.losses[s], b.losses[s], 1e-5) << "step " << s;
+  }
+  ASSERT_EQ(a.weights.layers.size(), b.weights.layers.size());
+  for (size_t k = 0; k < a.weights.layers.size(); ++k) {
+    for (size_t i = 0; i < a.weights.layers[k].w.size(); ++i) {
+      EXPECT_NEAR(a.weights.layers[k].w[i], b.weights.layers[k].w[i], 1e-5) << k << " w" << i;
+    }
+  }
+}
+
+// The contestants on 2 IPUs train what the one-IPU loop trains.
+TEST(LibraryTrainTest, ReplicatedAndPipelinedLoopsLearnTheSameSteps) {
+  ConfigureIpu();
+  const ImageSet set = SyntheticSet(kBatch * kSteps);
+  const MlpWeights initial = GlorotUniformMlp({kPixels, 8, 6, kClasses}, 11);
+  const Trained one = Train(LibraryTrainDevice::kIpuLoop, set, initial);
+  tensorflow_ipu::ipu::IpuSystem::Get().Reset();
+  tensorflow_ipu::ipu::config::IPUConfig cfg;
+  cfg.auto_select_ipus = 2;
+  {
+    absl::Status status = cfg.configure_ipu_system();
+    ASSERT_TRUE(status.ok()) << status;
+  }
+  const Trained replicated = Train(LibraryTrainDevice::kIpuLoop, set, initial, /*replicas=*/2);
+  ExpectSameTraining(one, replicated);
+  const Trained pipelined = Train(LibraryTrainDevice::kIpuLoop, set, initial, 1,
+                                  /*pipeline_micro_batches=*/4);
+  ExpectSameTraining(one, pipelined);
+  EXPECT_GT(pipelined.simulated_seconds, 0);
+  tensorflow_ipu::ipu::IpuSystem::Get().Reset();
 }
 
 TEST(LibraryTrainTest, RejectsMoreStepsThanBatches) {
