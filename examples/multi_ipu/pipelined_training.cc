@@ -1,6 +1,6 @@
 // Pipelined training on two IPUs, in each schedule, against the same model
 // trained on one IPU with the same gradient accumulation; then 2 stages x 2
-// replicas on four IPUs. Prints each run's losses, whether its weights
+// replicas on four IPUs, pipelined and (Sequential) sharded. Prints each run's losses, whether its weights
 // equal the one-IPU run's, and its simulated time per micro-batch and
 // speed-up.
 //
@@ -20,17 +20,20 @@ int main() {
   };
   PipelinedMlpConfig one;
   one.pipelined = false;
-  PipelinedMlpConfig grouped, interleaved, sequential, replicated;
+  PipelinedMlpConfig grouped, interleaved, sequential, replicated, sharded_replicated;
   interleaved.schedule = Schedule::Interleaved;
   sequential.schedule = Schedule::Sequential;
   replicated.replicas = 2;
+  sharded_replicated.schedule = Schedule::Sequential;
+  sharded_replicated.replicas = 2;
   std::printf("%-28s  first loss  last loss  same weights  us per micro-batch  speed-up\n", "run");
   PipelinedMlpRun base;
   for (const Row& row : {Row{"1 IPU, accumulating 8", one},
                          Row{"2 IPUs, Sequential (shards)", sequential},
                          Row{"2 IPUs, Grouped", grouped},
                          Row{"2 IPUs, Interleaved", interleaved},
-                         Row{"4 IPUs, 2 stages x 2 replicas", replicated}}) {
+                         Row{"4 IPUs, 2 stages x 2 replicas", replicated},
+                         Row{"4 IPUs, 2 shards x 2 replicas", sharded_replicated}}) {
     absl::StatusOr<PipelinedMlpRun> r = tensorflow_ipu::examples::TrainPipelinedMlp(row.config);
     if (!r.ok()) {
       std::fprintf(stderr, "pipelined_training: %s\n", r.status().ToString().c_str());
