@@ -83,6 +83,10 @@ absl::StatusOr<std::vector<Output>> repeat(const Scope& scope, int n,
           id, ": outside compilation inside a loops::repeat body is not "
           "supported; compute it on the host before or after the loop"));
     }
+    // Ops the body built outside the loop (a variable's handle and
+    // initializer, made by get_variable inside the body) are not the body's.
+    auto in_loop = node->def().attr().find(kLoopAttr);
+    if (in_loop == node->def().attr().end() || in_loop->second.s() != id) continue;
     if (node->op_def().is_stateful) side_effects.push_back(Operation(node));
   }
   Operation body_end =

@@ -166,6 +166,48 @@ TEST_F(LoopsTest, TrainingStepsInALoopAndGlobalStepOnTheCpu) {
   EXPECT_EQ(out[1].data<int64_t>()[0], 6);
 }
 
+// A variable created inside the body (as a TF1 model function that builds
+// its layers there does) is initialised once, by its initializer, not in
+// every iteration.
+TEST_F(LoopsTest, AVariableCreatedInTheBodyIsInitialisedOnce) {
+  Configure(1);
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  train::GradientDescentOptimizer opt(0.1);
+  std::optional<Variable> w;
+  auto r = ipu::ipu_compiler::compile(
+      ipu, [&](const Scope& s, const std::vector<Output>&) {
+        auto out = ipu::loops::repeat(
+            s, 3, [&](const Scope& b, const std::vector<Output>&, const std::vector<Output>&) {
+              auto v = get_variable(b, "w_in_body", {2}, DT_FLOAT,
+                                    initializers::Value(Tensor::Vector<float>({1, -2})));
+              EXPECT_TRUE(v.ok()) << v.status();
+              if (!v.ok()) return std::vector<Output>{};
+              w = *v;
+              Output loss = ops::Sum(b, ops::Square(b, w->value(b)), {0});
+              auto train = opt.minimize(b, loss);
+              EXPECT_TRUE(train.ok()) << train.status();
+              return std::vector<Output>{};
+            });
+        EXPECT_TRUE(out.ok()) << out.status();
+        return out.ok() ? *out : std::vector<Output>{};
+      }, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(w.has_value());
+  Operation init = global_variables_initializer(root);
+  ClientSession session(root);
+  absl::Status s = session.Run({}, {}, {init}, nullptr);
+  ASSERT_TRUE(s.ok()) << s;
+  s = session.Run({}, {}, {(*r)[0].op()}, nullptr);
+  ASSERT_TRUE(s.ok()) << s;
+  std::vector<Tensor> out;
+  s = session.Run({w->value(root)}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  // Three steps of w *= 0.8, from the initial value.
+  EXPECT_NEAR(out[0].data<float>()[0], std::pow(0.8, 3), 1e-6);
+  EXPECT_NEAR(out[0].data<float>()[1], -2 * std::pow(0.8, 3), 1e-6);
+}
+
 // A stateless op in the body whose value nothing uses is pruned: the loop
 // costs the same with it as without it. Stateful ops (the outfeed) still
 // run in every iteration though no loop value uses them.

@@ -4,6 +4,7 @@
 #include "tensorflow_ipu/cc/ops/base_ops.h"
 #include "tensorflow_ipu/cc/ops/resource_variable_ops.h"
 #include "tensorflow_ipu/cc/ops/state_ops.h"
+#include "tensorflow_ipu/core/ipu_attrs.h"
 #include "tensorflow_ipu/core/status_macros.h"
 
 namespace tensorflow_ipu {
@@ -20,6 +21,20 @@ Scope InitialValueScope(const Scope& scope, const std::string& prefix) {
       .WithDevice("/device:CPU:0")
       .WithNoControlDependencies()
       .WithoutAttrs();
+}
+
+// A variable made inside a loop body (a TF1 model function that builds its
+// layers there) belongs to no loop: its handle names the same variable in
+// every iteration, and its initializer runs once, when the user runs it,
+// not in every iteration as the body's side effects do. It keeps its
+// device and IPU shard.
+Scope OutsideLoops(Scope scope) {
+  for (const char* attr : {kLoopAttr, kLoopCountAttr, kGradientAccumulationAttr,
+                           kPipelineDepthAttr, kPipelineStagesAttr, kPipelineScheduleAttr,
+                           kPipelineStageAttr, kPipelineBackwardAttr}) {
+    scope = scope.WithoutAttr(attr);
+  }
+  return scope;
 }
 
 }  // namespace
@@ -79,7 +94,7 @@ absl::StatusOr<Variable> VariableScope::get_variable(
   }
   if (initializer == nullptr) initializer = initializers::GlorotUniform();
 
-  const Scope var_scope = scope_.WithAbsoluteNameScope(prefix_).WithOpName(name);
+  const Scope var_scope = OutsideLoops(scope_).WithAbsoluteNameScope(prefix_).WithOpName(name);
   Output handle;
   if (options_.use_resource) {
     handle = ops::VarHandleOp(var_scope, dtype, shape);
@@ -89,7 +104,8 @@ absl::StatusOr<Variable> VariableScope::get_variable(
   Output initial = initializer(InitialValueScope(scope_, full + "/Initializer"),
                                shape, dtype);
   // The initializer runs alone, wherever the variable lives.
-  const Scope assign_scope = scope_.WithAbsoluteNameScope(full)
+  const Scope assign_scope = OutsideLoops(scope_)
+                                 .WithAbsoluteNameScope(full)
                                  .WithOpName("Assign")
                                  .WithNoControlDependencies();
   Variable v(handle, Operation());
