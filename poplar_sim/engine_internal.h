@@ -146,6 +146,8 @@ struct EngineImpl {
   // Performs the reduction every replica waits at, after checking that
   // they all wait at the same one; aligns their clocks first.
   absl::Status reduceAcrossReplicas(std::vector<ReplicaRun>& runs);
+  // Records reduction step `at` in every replica and lets them go on.
+  absl::Status finishReduction(std::vector<ReplicaRun>& runs, int at);
   // Runs a step that has no children (Execute, Copy, streams, ...).
   absl::Status executeLeaf(unsigned id, ReplicaRun& run);
   double readScalar(const Tensor& t) const;

@@ -470,10 +470,11 @@ double Reduce(program::CollectiveOperator op, Type type,
 // through the type per element (gradients are floats, and a step of a
 // replicated training loop reduces every one of them): the same values as
 // Reduce, computed in double in replica order, a block at a time so that
-// the partial sums stay in the L1 cache.
-void ReduceFloats(program::CollectiveOperator op,
-                  const std::vector<std::unique_ptr<char[]>>& values, unsigned first,
-                  unsigned count, size_t n, float* out) {
+// the partial sums stay in the L1 cache; the result goes to every one of
+// `outs`.
+void ReduceFloats(program::CollectiveOperator op, const std::vector<const float*>& values,
+                  unsigned first, unsigned count, size_t n,
+                  const std::vector<float*>& outs) {
   constexpr size_t kBlock = 2048;
   double acc[kBlock];
   // x / count, as a product when that is exact (a power of two).
@@ -481,10 +482,10 @@ void ReduceFloats(program::CollectiveOperator op,
   const double inverse = 1.0 / count;
   for (size_t b = 0; b < n; b += kBlock) {
     const size_t m = std::min(kBlock, n - b);
-    const float* in = reinterpret_cast<const float*>(values[first].get()) + b;
+    const float* in = values[first] + b;
     for (size_t i = 0; i < m; ++i) acc[i] = in[i];
     for (unsigned r = 1; r < count; ++r) {
-      in = reinterpret_cast<const float*>(values[first + r].get()) + b;
+      in = values[first + r] + b;
       switch (op) {
         case program::CollectiveOperator::ADD:
         case program::CollectiveOperator::MEAN:
@@ -501,13 +502,18 @@ void ReduceFloats(program::CollectiveOperator op,
           break;
       }
     }
-    float* o = out + b;
-    if (op != program::CollectiveOperator::MEAN) {
+    if (op == program::CollectiveOperator::MEAN) {
+      if (exact) {
+        for (size_t i = 0; i < m; ++i) acc[i] *= inverse;
+      } else {
+        for (size_t i = 0; i < m; ++i) acc[i] /= count;
+      }
+    }
+    // Every block is read whole before it is written, so an output may be
+    // its input (an in-place all-reduce).
+    for (float* out : outs) {
+      float* o = out + b;
       for (size_t i = 0; i < m; ++i) o[i] = static_cast<float>(acc[i]);
-    } else if (exact) {
-      for (size_t i = 0; i < m; ++i) o[i] = static_cast<float>(acc[i] * inverse);
-    } else {
-      for (size_t i = 0; i < m; ++i) o[i] = static_cast<float>(acc[i] / count);
     }
   }
 }
@@ -541,6 +547,29 @@ absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
   const Type type = n.src.elementType();
   const size_t count = n.src.numElements();
   const size_t bytes = count * typeSize(type);
+  const unsigned group = n.replicaGroupSize == 0 ? replicationFactor : n.replicaGroupSize;
+  // Floats whose source and destination are each one run of consecutive
+  // elements, the same run or in different variables (the usual gradient
+  // all-reduce): reduced straight from each replica's memory into each
+  // replica's memory, without copies.
+  if (type == FLOAT && n.src.isContiguous() && n.dst.isContiguous() && count > 0) {
+    const ElementRun& s0 = n.src.runs()[0];
+    const ElementRun& d0 = n.dst.runs()[0];
+    if (s0.var != d0.var || s0.start == d0.start) {
+      auto at_replica = [&](unsigned r, const ElementRun& run) {
+        auto& memory = r == activeReplica ? data : replicaData[r];
+        return reinterpret_cast<float*>(memory[run.var].get()) + run.start;
+      };
+      std::vector<const float*> ins(runs.size());
+      for (unsigned r = 0; r < runs.size(); ++r) ins[r] = at_replica(r, s0);
+      for (unsigned g = 0; g < runs.size(); g += group) {
+        std::vector<float*> outs;
+        for (unsigned r = g; r < g + group; ++r) outs.push_back(at_replica(r, d0));
+        ReduceFloats(n.collectiveOp, ins, g, group, count, outs);
+      }
+      return finishReduction(runs, at);
+    }
+  }
   // Scratch buffers kept by the engine: a training loop reduces every
   // gradient every step, and fresh buffers of that size would be pages
   // mapped and faulted in each time.
@@ -554,11 +583,12 @@ absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
     activate(r);
     gather(n.src, in[r].get());
   }
-  const unsigned group = n.replicaGroupSize == 0 ? replicationFactor : n.replicaGroupSize;
   std::unique_ptr<char[]>& out = in[runs.size()];
   for (unsigned g = 0; g < runs.size(); g += group) {
     if (type == FLOAT) {
-      ReduceFloats(n.collectiveOp, in, g, group, count, reinterpret_cast<float*>(out.get()));
+      std::vector<const float*> ins;
+      for (const auto& b : in) ins.push_back(reinterpret_cast<const float*>(b.get()));
+      ReduceFloats(n.collectiveOp, ins, g, group, count, {reinterpret_cast<float*>(out.get())});
     } else {
       for (size_t i = 0; i < count; ++i) {
         storeFromDouble(type, out.get(), i, Reduce(n.collectiveOp, type, in, g, group, i));
@@ -569,6 +599,11 @@ absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
       scatter(n.dst, out.get());
     }
   }
+  return finishReduction(runs, at);
+}
+
+absl::Status EngineImpl::finishReduction(std::vector<ReplicaRun>& runs, int at) {
+  const CompiledStep& st = steps[at];
   for (unsigned r = 0; r < runs.size(); ++r) {
     activate(r);
     record(static_cast<unsigned>(at), st.cost, runs[r]);
