@@ -11,6 +11,8 @@
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/cc/variables/variable_scope.h"
 #include "tensorflow_ipu/ipu/cross_replica_ops.h"
+#include "tensorflow_ipu/ipu/feeds.h"
+#include "tensorflow_ipu/ipu/gradient_accumulation_ops.h"
 #include "tensorflow_ipu/ipu/ipu_compiler.h"
 #include "tensorflow_ipu/ipu/loops.h"
 #include "tensorflow_ipu/ipu/scopes.h"
@@ -214,6 +216,39 @@ TEST_F(BadCompileTest, AccumulationCountThatDoesNotDivideTheLoop) {
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
   EXPECT_THAT(std::string(s.message()),
               HasSubstr("with 4 number of mini batches inside a loop with 6 iterations"));
+  ExpectStillWorks(session);
+}
+
+// ipu_stateful_gradient_accumulate over fewer than one mini-batch, and its
+// sum used by an op that is not an optimizer's update (verify_usage).
+TEST_F(BadCompileTest, StatefulGradientAccumulateMisused) {
+  auto none = ipu::ops::ipu_stateful_gradient_accumulate(ipu_, a_, 0);
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument) << none.status();
+  EXPECT_THAT(std::string(none.status().message()),
+              HasSubstr("num_mini_batches must be at least 1, but it is 0"));
+  Variable w = *get_variable(ipu_, "w_sum", {2}, DT_FLOAT, initializers::Zeros());
+  ipu::IPUOutfeedQueue sums("bad_compile_sums");
+  auto loop = ipu::ipu_compiler::compile(
+      ipu_, [&](const Scope& s, const std::vector<Output>&) {
+        auto out = ipu::loops::repeat(s, 4, [&](const Scope& b, const std::vector<Output>&,
+                                                const std::vector<Output>&) {
+          auto sum = ipu::ops::ipu_stateful_gradient_accumulate(b, w.value(b), 2);
+          if (!sum.ok()) b.UpdateStatus(sum.status());
+          if (sum.ok()) sums.enqueue(b, {ops::Neg(b, *sum)});
+          return std::vector<Output>{};
+        });
+        if (!out.ok()) s.UpdateStatus(out.status());
+        return out.ok() ? *out : std::vector<Output>{};
+      }, {});
+  ASSERT_TRUE(loop.ok()) << loop.status();
+  ClientSession session(root_);
+  absl::Status s = session.Run({}, {}, {global_variables_initializer(root_)}, nullptr);
+  ASSERT_TRUE(s.ok()) << s;
+  s = session.Run({}, {}, {(*loop)[0].op()}, nullptr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("must only be used by the weight update of an optimizer, but '"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("(Neg) uses its output"));
   ExpectStillWorks(session);
 }
 
