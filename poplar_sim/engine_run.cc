@@ -26,6 +26,19 @@ void GatherRun(const char* base, const ElementRun& r, char*& out) {
     out += r.count * kSize;
     return;
   }
+  if (r.stride == 0 && r.count > 0) {
+    // One element repeated (a broadcast zero filling an accumulator): copy
+    // it once, then double what is filled.
+    std::memcpy(out, base + r.start * kSize, kSize);
+    const size_t total = static_cast<size_t>(r.count) * kSize;
+    for (size_t filled = kSize; filled < total;) {
+      const size_t n = std::min(filled, total - filled);
+      std::memcpy(out + filled, out, n);
+      filled += n;
+    }
+    out += total;
+    return;
+  }
   for (int64_t k = 0; k < r.count; ++k) {
     std::memcpy(out, base + r.at(k) * kSize, kSize);
     out += kSize;
@@ -266,8 +279,15 @@ absl::Status EngineImpl::executeLeaf(unsigned id, ReplicaRun& run) {
       void* s = contiguous(n.src);
       void* d = contiguous(n.dst);
       const size_t bytes = n.src.numElements() * typeSize(n.src.elementType());
+      bool sharesDst = false;
+      if (d) {
+        const uint32_t dstVar = n.dst.runs().empty() ? 0 : n.dst.runs()[0].var;
+        for (const ElementRun& r : n.src.runs()) sharesDst |= r.var == dstVar;
+      }
       if (s && d) {
         std::memmove(d, s, bytes);
+      } else if (d && !sharesDst) {
+        gather(n.src, d);  // straight into the destination
       } else {
         std::unique_ptr<char[]> tmp(new char[std::max<size_t>(bytes, 1)]);
         gather(n.src, tmp.get());

@@ -152,6 +152,45 @@ TEST_F(ProgramTest, CopyBetweenViews) {
   EXPECT_THAT(out, ::testing::ElementsAre(1, 4, 2, 5, 3, 6));
 }
 
+// A copy from a broadcast element fills its destination (1,000 elements and
+// 1 element), and a copy within one variable goes through a buffer.
+TEST_F(ProgramTest, CopyFromABroadcastAndWithinAVariable) {
+  Tensor v = graph_.addVariable(FLOAT, {1000}, "v");
+  Tensor one = graph_.addVariable(FLOAT, {1}, "one");
+  Tensor w = graph_.addVariable(FLOAT, {4}, "w");
+  graph_.setTileMapping(v, 0);
+  graph_.setTileMapping(one, 0);
+  graph_.setTileMapping(w, 1);
+  Tensor c = graph_.addConstant<float>(FLOAT, {1}, {2.5f}, "c");
+  graph_.setTileMapping(c, 1);
+  Tensor init = graph_.addConstant<float>(FLOAT, {4}, {1, 2, 3, 4}, "init");
+  graph_.setTileMapping(init, 1);
+  graph_.createHostRead("v", v);
+  graph_.createHostRead("one", one);
+  graph_.createHostRead("w", w);
+  // w[1:4] <- w[0:3], then w[1:4] <- w[0] three times: the source and
+  // destination are in one variable (contiguous, then a broadcast).
+  Run(Sequence({Copy(c.broadcast(1000, 0), v), Copy(c, one), Copy(init, w),
+                Copy(w.slice(0, 3), w.slice(1, 4)), Copy(init.slice(3, 4), w.slice(0, 1)),
+                Copy(w.slice(0, 1).broadcast(3, 0), w.slice(1, 4))}));
+  std::vector<float> out(1000), o(1), ws(4);
+  {
+    absl::Status status = engine_->readTensor("v", out.data(), out.data() + 1000);
+    ASSERT_TRUE(status.ok()) << status;
+  }
+  {
+    absl::Status status = engine_->readTensor("one", o.data(), o.data() + 1);
+    ASSERT_TRUE(status.ok()) << status;
+  }
+  {
+    absl::Status status = engine_->readTensor("w", ws.data(), ws.data() + 4);
+    ASSERT_TRUE(status.ok()) << status;
+  }
+  EXPECT_EQ(out, std::vector<float>(1000, 2.5f));
+  EXPECT_EQ(o[0], 2.5f);
+  EXPECT_THAT(ws, ::testing::ElementsAre(4, 4, 4, 4));
+}
+
 TEST_F(ProgramTest, PrintTensor) {
   Tensor m = graph_.addConstant<float>(FLOAT, {2, 2}, {1, 2.5, -3, 4}, "m");
   graph_.setTileMapping(m, 0);
