@@ -9,34 +9,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/data/dataset_node.h"
 
 namespace tensorflow_ipu {
 namespace data {
-namespace internal {
-
-// One stage of a pipeline: knows its element spec and makes iterators.
-// Iterators hold their node (and so the whole upstream pipeline) alive, so
-// an iterator may outlive the Dataset it came from.
-class DatasetNode : public std::enable_shared_from_this<DatasetNode> {
- public:
-  virtual ~DatasetNode() = default;
-  virtual int64_t Cardinality() const = 0;
-  virtual std::vector<DataType> types() const = 0;
-  virtual std::vector<TensorShape> shapes() const = 0;
-  virtual std::unique_ptr<Iterator> MakeIterator() const = 0;
-};
-
-}  // namespace internal
-
 namespace {
 
 using internal::DatasetNode;
-
-// The shared_ptr owning `node`.
-template <typename T>
-std::shared_ptr<const T> Self(const T* node) {
-  return std::static_pointer_cast<const T>(node->shared_from_this());
-}
+using internal::Self;
 
 // Row `i` of `t` (a copy of one slice along dimension 0).
 Tensor Slice0(const Tensor& t, int64_t i) {

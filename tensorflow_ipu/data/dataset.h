@@ -1,5 +1,6 @@
-// Dataset: a small host input pipeline in the spirit of tf.data, to feed
-// training loops and infeeds.
+// Dataset: a host input pipeline with tf.data's stages (FromTensorSlices,
+// FromTensors, Range, Zip, Map, Shuffle, Batch, Repeat, Prefetch, Shard,
+// Take, Skip), to feed training loops and infeeds.
 //
 //   ASSIGN_OR_RETURN(Dataset ds, Dataset::FromTensorSlices({images, labels}));
 //   ds = ds.Shuffle(/*buffer_size=*/1000, /*seed=*/42)
@@ -17,6 +18,7 @@
 #define TENSORFLOW_IPU_DATA_DATASET_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -48,6 +50,31 @@ class Dataset {
   // Elements are the slices of `components` along their first dimension,
   // which must be the same for all. InvalidArgument otherwise.
   static absl::StatusOr<Dataset> FromTensorSlices(std::vector<Tensor> components);
+  // One element: the tensors themselves (tf.data.Dataset.from_tensors).
+  static absl::StatusOr<Dataset> FromTensors(std::vector<Tensor> components);
+  // int64 scalars start, start + step, ... up to (not including) stop, as
+  // Python's range. InvalidArgument for a step of 0.
+  static Dataset Range(int64_t start, int64_t stop, int64_t step = 1);
+  static Dataset Range(int64_t stop) { return Range(0, stop); }
+  // Elements whose components are those of one element of each dataset,
+  // in order; it ends with the shortest. InvalidArgument if none is given.
+  static Dataset Zip(const std::vector<Dataset>& datasets);
+
+  // Each element through `fn`, which returns the new element (or an error,
+  // which the iterator returns). Its dtypes and shapes, which infeeds need
+  // before the first run, come from `fn` applied once to the first input
+  // element when Map is called; every later output must have them
+  // (InvalidArgument naming the component otherwise).
+  using MapFn = std::function<absl::StatusOr<Element>(const Element&)>;
+  Dataset Map(MapFn fn) const;
+  // Every num_shards-th element, from element `index` (for one of
+  // num_shards workers). InvalidArgument for num_shards < 1 or an index
+  // outside [0, num_shards).
+  Dataset Shard(int64_t num_shards, int64_t index) const;
+  // The first `count` elements (-1: all of them).
+  Dataset Take(int64_t count) const;
+  // All but the first `count` elements (-1: none).
+  Dataset Skip(int64_t count) const;
 
   // Picks elements at random from a buffer of `buffer_size` (>= 1).
   Dataset Shuffle(int64_t buffer_size, uint64_t seed) const;
@@ -80,6 +107,9 @@ class Dataset {
   // This dataset, or an invalid one carrying `error` if it is not already
   // invalid (the first error wins, as with a Scope's status).
   Dataset WithError(absl::Status error) const;
+
+  // The first error among `datasets` and this one, or OK.
+  absl::Status FirstError(const std::vector<Dataset>& datasets) const;
 
   std::shared_ptr<const internal::DatasetNode> node_;
   absl::Status status_;

@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -191,6 +192,46 @@ TEST(BadDatasetTest, BatchAndShuffleSizesBelowOne) {
   data::Dataset ten = Ten();
   EXPECT_FALSE(ten.Batch(0, false).status().ok());
   EXPECT_EQ(ten.Batch(5, false).Cardinality(), 2);
+}
+
+// The stages TF1 programs build their infeeds with, given bad arguments:
+// each is an error from MakeIterator naming the stage and the numbers, and
+// the dataset it was built from still works.
+TEST(BadDatasetTest, RangeShardZipAndMapArguments) {
+  auto code_and_message = [](const data::Dataset& ds) {
+    absl::StatusOr<std::unique_ptr<data::Iterator>> it = ds.MakeIterator();
+    EXPECT_EQ(it.status().code(), absl::StatusCode::kInvalidArgument) << it.status();
+    return std::string(it.status().message());
+  };
+  EXPECT_THAT(code_and_message(data::Dataset::Range(0, 10, 0)),
+              HasSubstr("Range: step must not be 0"));
+  EXPECT_THAT(code_and_message(Ten().Shard(-1, 0)),
+              HasSubstr("number of shards must be greater than zero (currently num_shards = -1)"));
+  EXPECT_THAT(code_and_message(Ten().Shard(4, 4)),
+              HasSubstr("index must be between 0 and 3 (currently index = 4)"));
+  EXPECT_THAT(code_and_message(data::Dataset::Zip({})), HasSubstr("Zip needs at least one"));
+  EXPECT_THAT(code_and_message(Ten().Map(nullptr)), HasSubstr("Map: the function is empty"));
+  EXPECT_THAT(code_and_message(Ten().Map([](const data::Element&)
+                                             -> absl::StatusOr<data::Element> {
+                return absl::InvalidArgumentError("no");
+              })),
+              HasSubstr("Map: the function failed on the first element: no"));
+  // Counts far beyond the data are fine.
+  EXPECT_EQ(Ten().Take(int64_t{1} << 62).Cardinality(), 10);
+  EXPECT_EQ(Ten().Skip(int64_t{1} << 62).Cardinality(), 0);
+  EXPECT_EQ(Ten().Shard(int64_t{1} << 62, 3).Cardinality(), 1);
+  const int64_t most = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(Ten().Shard(most, 0).Cardinality(), 1);
+  auto it = Ten().Shard(most, 9).MakeIterator();
+  ASSERT_TRUE(it.ok()) << it.status();
+  data::Element e;
+  bool end = false;
+  for (int i = 0; i < 2; ++i) {
+    absl::Status status = (*it)->GetNext(&e, &end);
+    ASSERT_TRUE(status.ok()) << status;
+  }
+  EXPECT_TRUE(end);  // element 9, then the end
+  EXPECT_EQ(Ten().Batch(5, false).Cardinality(), 2);
 }
 
 class BatchRemainderTest : public testing::IpuTest {};
