@@ -36,10 +36,11 @@ absl::Status InfeedRegistry::Register(const std::string& name,
   RETURN_IF_ERROR(dataset.status());
   for (const TensorShape& s : dataset.output_shapes()) {
     if (!s.IsFullyDefined()) {
+      // The vendor's words, naming the infeed.
       return absl::InvalidArgumentError(absl::StrCat(
-          "Infeed '", name, "' has elements of shape ", s.DebugString(),
-          "; IPU infeeds need fully defined shapes. If using Dataset.batch, "
-          "set drop_remainder=True"));
+          "Output shape ", s.DebugString(), " of infeed '", name,
+          "' is not fully defined. If using tf.Dataset.batch, set "
+          "`drop_remainder=True`."));
     }
   }
   // No iterator until the initializer runs (Reset): as in the vendor's

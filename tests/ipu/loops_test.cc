@@ -277,7 +277,9 @@ TEST_F(LoopsTest, BadLoopsAreErrors) {
 
   auto ragged = ipu::IPUInfeedQueue::Create(Range(10).Batch(3, false), "ragged");
   EXPECT_EQ(ragged.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(ragged.status().message(), HasSubstr("set drop_remainder=True"));
+  EXPECT_THAT(ragged.status().message(),
+              HasSubstr("is not fully defined. If using tf.Dataset.batch, set "
+                        "`drop_remainder=True`."));
 }
 
 }  // namespace
