@@ -222,6 +222,48 @@ TEST_F(PipeliningTest, SumReductionMatchesToo) {
   ExpectNear(got.w2, want8.w2);
 }
 
+// `inputs` come first to stage 0, before the infeed's element; a value fed
+// to the compiled program reaches a later stage through the stages' outputs.
+TEST_F(PipeliningTest, InputsPrecedeTheInfeedElement) {
+  Configure(2);
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  Output scale = ops::Placeholder(root.WithDevice("cpu").WithOpName("scale"), DT_FLOAT,
+                                  ops::Placeholder::Shape({}));
+  data::Dataset rows = *data::Dataset::FromTensorSlices(
+      {*Tensor::FromValues<float>({1, 2, 3, 4, 5, 6, 7, 8}, TensorShape({4, 2}))});
+  auto infeed = ipu::IPUInfeedQueue::Create(rows, "pipe_inputs_rows");
+  ASSERT_TRUE(infeed.ok()) << infeed.status();
+  ipu::IPUOutfeedQueue outfeed("pipe_inputs_out");
+  ComputationalStage first = [](const Scope& s, const std::vector<Output>& in) {
+    // in[0] is the fed scale, in[1] the row.
+    return std::vector<Output>{ops::Mul(s, in[1], in[0]), in[0]};
+  };
+  ComputationalStage second = [](const Scope& s, const std::vector<Output>& in) {
+    return std::vector<Output>{ops::Add(s, in[0], in[1])};
+  };
+  auto compiled = ipu::ipu_compiler::compile(
+      ipu, [&](const Scope& s, const std::vector<Output>& in) -> std::vector<Output> {
+        auto op = ipu::pipelining_ops::pipeline(s, {first, second}, 2, 2, {in[0]}, &*infeed,
+                                                &outfeed);
+        if (!op.ok()) s.UpdateStatus(op.status());
+        return op.ok() ? std::vector<Output>{Output(*op, 0)} : std::vector<Output>{};
+      },
+      {scale});
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  std::vector<Output> dequeued = outfeed.dequeue(root);
+  ClientSession session(root);
+  absl::Status s = session.Run({}, {}, {infeed->initializer(root)}, nullptr);
+  ASSERT_TRUE(s.ok()) << s;
+  s = session.Run({{scale, 10.f}}, {}, {(*compiled)[0].op()}, nullptr);
+  ASSERT_TRUE(s.ok()) << s;
+  std::vector<Tensor> out;
+  s = session.Run(dequeued, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  // Each row x: 10 x + 10.
+  EXPECT_EQ(out[0].DebugString(), "[[20. 30.]\n [40. 50.]\n [60. 70.]\n [80. 90.]]");
+}
+
 TEST_F(PipeliningTest, InferencePipelineOutfeedsEveryMicroBatch) {
   Config c;
   c.train = false;
