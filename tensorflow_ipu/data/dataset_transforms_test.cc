@@ -93,7 +93,10 @@ TEST(DatasetTransformsTest, MapAppliesTheFunctionAndKeepsItsSpec) {
   ASSERT_TRUE(it.ok()) << it.status();
   Element e;
   bool end = false;
-  ASSERT_TRUE((*it)->GetNext(&e, &end).ok());
+  {
+    absl::Status first = (*it)->GetNext(&e, &end);
+    ASSERT_TRUE(first.ok()) << first;
+  }
   absl::Status s = (*it)->GetNext(&e, &end);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_THAT(std::string(s.message()),
@@ -104,8 +107,11 @@ TEST(DatasetTransformsTest, MapAppliesTheFunctionAndKeepsItsSpec) {
     return e;
   });
   auto it2 = failing.MakeIterator();
-  ASSERT_TRUE(it2.ok());
-  for (int i = 0; i < 2; ++i) ASSERT_TRUE((*it2)->GetNext(&e, &end).ok());
+  ASSERT_TRUE(it2.ok()) << it2.status();
+  for (int i = 0; i < 2; ++i) {
+    absl::Status next = (*it2)->GetNext(&e, &end);
+    ASSERT_TRUE(next.ok()) << next;
+  }
   EXPECT_EQ((*it2)->GetNext(&e, &end).code(), absl::StatusCode::kDataLoss);
 }
 
