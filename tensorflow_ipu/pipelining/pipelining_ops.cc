@@ -7,12 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tensorflow_ipu/cc/ops/base_ops.h"
-#include "tensorflow_ipu/cc/ops/standard_ops.h"
-#include "tensorflow_ipu/cc/variables/initializers.h"
-#include "tensorflow_ipu/cc/variables/variable_scope.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/ipu_attrs.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/ipu/gradient_accumulation_ops.h"
 #include "tensorflow_ipu/ipu/loops.h"
 
 namespace tensorflow_ipu {
@@ -97,43 +95,20 @@ absl::Status Validate(const std::vector<ComputationalStage>& stages, int depth,
   return absl::OkStatus();
 }
 
-// accumulate_outfeed: each value is added into an accumulator in the last
-// stage's forward pass; once per weight update (the update phase of
-// gradient accumulation, compiler/gradient_accumulation.h) the sums are
-// outfed and the accumulators cleared.
-absl::Status EnqueueAccumulated(const Scope& body, const Scope& last_stage,
-                                const std::vector<Output>& values, int depth, int last_ipu,
-                                IPUOutfeedQueue& outfeed) {
-  // The accumulators live outside the loop, on the last stage's IPU.
-  const Scope beside = body.WithAbsoluteNameScope("")
-                           .WithNoControlDependencies()
-                           .WithoutAttrs()
-                           .WithDevice(body.device())
-                           .WithAttr(kShardAttr, MakeAttrValue(static_cast<int64_t>(last_ipu)));
-  VariableScope vs(beside, body.graph()->UniqueName("pipeline_outfeed"),
-                   {.use_resource = true});
-  std::vector<Variable> accumulators;
-  std::vector<Operation> added;
-  for (size_t k = 0; k < values.size(); ++k) {
-    ASSIGN_OR_RETURN(Variable acc,
-                     vs.get_variable(absl::StrCat("accumulator_", k), values[k].shape(),
-                                     values[k].type(), initializers::Zeros(),
-                                     /*trainable=*/false));
-    added.push_back(acc.assign_add(last_stage, values[k]));
-    accumulators.push_back(acc);
-  }
-  const Scope update = body.WithAttr(kGradientAccumulationAttr,
-                                     MakeAttrValue(static_cast<int64_t>(depth)))
-                           .WithAttr(kShardAttr, MakeAttrValue(static_cast<int64_t>(last_ipu)))
-                           .WithControlDependencies(added);
+// accumulate_outfeed: each value is summed over `depth` micro-batches by
+// ipu_stateful_gradient_accumulate in the last stage's forward pass; the
+// sums, and so their enqueue, run once per weight update (the update phase
+// of gradient accumulation).
+absl::Status EnqueueAccumulated(const Scope& last_stage, const std::vector<Output>& values,
+                                int depth, IPUOutfeedQueue& outfeed) {
   std::vector<Output> sums;
-  for (const Variable& acc : accumulators) sums.push_back(acc.value(update));
-  Operation sent = outfeed.enqueue(update, sums);
-  const Scope after = update.WithControlDependencies({sent});
-  for (const Variable& acc : accumulators) {
-    acc.assign(after, ops::ZerosLike(after, acc.value(after)));
+  for (const Output& v : values) {
+    ASSIGN_OR_RETURN(Output sum, ops::ipu_stateful_gradient_accumulate(
+                                     last_stage, v, depth, /*verify_usage=*/false));
+    sums.push_back(sum);
   }
-  return body.status();
+  outfeed.enqueue(last_stage, sums);
+  return last_stage.status();
 }
 
 }  // namespace
@@ -206,8 +181,8 @@ absl::StatusOr<Operation> pipeline(
         return {};
       }
       if (options.accumulate_outfeed) {
-        body_status = EnqueueAccumulated(s, last_stage, to_outfeed, gradient_accumulation_count,
-                                         mapping.back(), *outfeed_queue);
+        body_status = EnqueueAccumulated(last_stage, to_outfeed, gradient_accumulation_count,
+                                         *outfeed_queue);
         if (!body_status.ok()) return {};
       } else {
         // In the last stage's forward pass, once per micro-batch.
