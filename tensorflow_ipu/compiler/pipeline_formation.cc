@@ -80,17 +80,19 @@ absl::Status FormPipeline(ClusterIr* ir, const std::vector<int>& body,
     op.pipeline_unit = unit;
   }
   // Backward: the rest join their first reader.
+  std::map<int, std::vector<int>> readers;  // op -> the body ops that read it
+  for (int j : body) {
+    for (const ValueRef& v : ir->ops[j].inputs) readers[v.op].push_back(j);
+    for (int c : ir->ops[j].control_inputs) readers[c].push_back(j);
+  }
   for (auto it = body.rbegin(); it != body.rend(); ++it) {
     ClusterOp& op = ir->ops[*it];
     if (op.accumulation_count > 0 || op.pipeline_unit >= 0) continue;
     int unit = -1;
-    for (int j : body) {
+    for (int j : readers[*it]) {
       const ClusterOp& reader = ir->ops[j];
       if (!pipelined(j) || reader.pipeline_unit < 0) continue;
-      bool reads = std::count(reader.control_inputs.begin(), reader.control_inputs.end(),
-                              *it) > 0;
-      for (const ValueRef& v : reader.inputs) reads |= v.op == *it;
-      if (reads && (unit < 0 || t.Position(reader.pipeline_unit) < t.Position(unit))) {
+      if (unit < 0 || t.Position(reader.pipeline_unit) < t.Position(unit)) {
         unit = reader.pipeline_unit;
       }
     }
