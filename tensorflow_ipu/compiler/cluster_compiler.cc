@@ -127,8 +127,8 @@ class Emitter {
       if (PipelineEmission* p = state_.pipeline();
           p != nullptr && op.pipeline_unit >= 0 && producer >= 0 &&
           producer != op.pipeline_unit && !ir_.ops[v.op].pipeline_invariant) {
-        inputs.back() = p->Delayed(inputs.back(), int64_t{v.op} * 65536 + v.index, producer,
-                                   op.pipeline_unit, graph, ir_.ValueName(v));
+        inputs.back() = p->Delayed(inputs.back(), v.op, v.index, producer, op.pipeline_unit,
+                                   graph, ir_.ValueName(v));
         delayed = true;
       }
     }

@@ -17,11 +17,11 @@ PipelineEmission::PipelineEmission(PipelineTimetable timetable, std::string name
   }
 }
 
-poplar_sim::Tensor PipelineEmission::Delayed(const poplar_sim::Tensor& value, int64_t key,
-                                             int producer, int consumer,
+poplar_sim::Tensor PipelineEmission::Delayed(const poplar_sim::Tensor& value, int op,
+                                             int output, int producer, int consumer,
                                              poplar_sim::Graph& consumer_graph,
                                              const std::string& name) {
-  auto it = fifo_of_.find({key, consumer});
+  auto it = fifo_of_.find({op, output, consumer});
   if (it != fifo_of_.end()) return fifos_[it->second].buffers.back();
   const int64_t distance = timetable_.Position(consumer) - timetable_.Position(producer);
   const int64_t interval = timetable_.interval();
@@ -39,7 +39,7 @@ poplar_sim::Tensor PipelineEmission::Delayed(const poplar_sim::Tensor& value, in
     f.buffers.push_back(b);
   }
   fifos_.push_back(std::move(f));
-  fifo_of_[{key, consumer}] = static_cast<int>(fifos_.size()) - 1;
+  fifo_of_[{op, output, consumer}] = static_cast<int>(fifos_.size()) - 1;
   return fifos_.back().buffers.back();
 }
 

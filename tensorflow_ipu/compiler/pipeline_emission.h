@@ -40,11 +40,11 @@ class PipelineEmission {
   const PipelineTimetable& timetable() const { return timetable_; }
   poplar_sim::program::Sequence& unit_program(int unit) { return units_.at(unit); }
 
-  // The tensor through which unit `consumer` reads `value` of unit
-  // `producer` (an earlier one): the last buffer of the FIFO between them,
-  // made on `consumer_graph` the first time (`key` names the value, so that
-  // one value read twice by one unit has one FIFO).
-  poplar_sim::Tensor Delayed(const poplar_sim::Tensor& value, int64_t key, int producer,
+  // The tensor through which unit `consumer` reads `value` (output
+  // `output` of op `op`) of unit `producer` (an earlier one): the last
+  // buffer of the FIFO between them, made on `consumer_graph` the first
+  // time, so that one value read twice by one unit has one FIFO.
+  poplar_sim::Tensor Delayed(const poplar_sim::Tensor& value, int op, int output, int producer,
                              int consumer, poplar_sim::Graph& consumer_graph,
                              const std::string& name);
 
@@ -68,7 +68,7 @@ class PipelineEmission {
   std::string name_;
   std::vector<poplar_sim::program::Sequence> units_;
   std::vector<Fifo> fifos_;
-  std::map<std::tuple<int64_t, int>, int> fifo_of_;  // (key, consumer) -> FIFO
+  std::map<std::tuple<int, int, int>, int> fifo_of_;  // (op, output, consumer) -> FIFO
 };
 
 }  // namespace compiler

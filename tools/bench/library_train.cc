@@ -86,14 +86,10 @@ tfipu::Output MeanCrossEntropy(const tfipu::Scope& scope, tfipu::Output logits,
 absl::StatusOr<Step> BuildStep(const tfipu::Scope& scope,
                                const std::vector<tfipu::Variable>& vars,
                                tfipu::Output images, tfipu::Output labels,
-                               double learning_rate, bool cross_replica) {
+                               tfipu::train::Optimizer& optimizer) {
   Step step;
   step.loss = MeanCrossEntropy(scope, Dense(scope, vars, images, 0, vars.size() / 2), labels);
   RETURN_IF_ERROR(scope.status());
-  tfipu::train::GradientDescentOptimizer sgd(learning_rate);
-  tfipu::train::CrossReplicaOptimizer averaged(sgd);
-  tfipu::train::Optimizer& optimizer =
-      cross_replica ? static_cast<tfipu::train::Optimizer&>(averaged) : sgd;
   ASSIGN_OR_RETURN(step.train, optimizer.minimize(scope, step.loss, nullptr, vars));
   RETURN_IF_ERROR(scope.status());
   return step;
@@ -212,12 +208,12 @@ absl::Status LibraryTrainer::BuildIpuLoops(const ImageSet& set) {
 absl::StatusOr<tfipu::Operation> LibraryTrainer::BuildIpuProgram(
     const tfipu::Scope& ipu, int steps, const tfipu::ipu::IPUInfeedQueue& infeed,
     tfipu::ipu::IPUOutfeedQueue& outfeed) {
-  const bool cross_replica = options_.replicas > 1;
   const int micro_batches = options_.pipeline_micro_batches;
+  // Replicas average their gradients before the SGD step.
   tfipu::train::GradientDescentOptimizer sgd(options_.learning_rate);
   tfipu::train::CrossReplicaOptimizer averaged(sgd);
   tfipu::train::Optimizer& optimizer =
-      cross_replica ? static_cast<tfipu::train::Optimizer&>(averaged) : sgd;
+      options_.replicas > 1 ? static_cast<tfipu::train::Optimizer&>(averaged) : sgd;
   const size_t layers = vars_.size() / 2;
   ASSIGN_OR_RETURN(
       std::vector<tfipu::Output> program,
@@ -252,8 +248,7 @@ absl::StatusOr<tfipu::Operation> LibraryTrainer::BuildIpuProgram(
             }
             auto body = [&](const tfipu::Scope& b, const std::vector<tfipu::Output>&,
                             const std::vector<tfipu::Output>& batch) {
-              absl::StatusOr<Step> step = BuildStep(b, vars_, batch[0], batch[1],
-                                                    options_.learning_rate, cross_replica);
+              absl::StatusOr<Step> step = BuildStep(b, vars_, batch[0], batch[1], optimizer);
               if (Record(b, step)) outfeed.enqueue(b, {step->loss});
               return std::vector<tfipu::Output>{};
             };
@@ -272,8 +267,8 @@ absl::Status LibraryTrainer::BuildCpuStep(const ImageSet& set) {
                              ops::Placeholder::Shape(tfipu::TensorShape({batch, set.pixels})));
   labels_ = ops::Placeholder(cpu.WithOpName("labels"), tfipu::DT_INT32,
                              ops::Placeholder::Shape(tfipu::TensorShape({batch})));
-  ASSIGN_OR_RETURN(Step step, BuildStep(cpu, vars_, images_, labels_, options_.learning_rate,
-                                        /*cross_replica=*/false));
+  tfipu::train::GradientDescentOptimizer sgd(options_.learning_rate);
+  ASSIGN_OR_RETURN(Step step, BuildStep(cpu, vars_, images_, labels_, sgd));
   loss_ = step.loss;
   train_op_ = step.train;
   // The batches as tensors, made before any timing, as the peers read
