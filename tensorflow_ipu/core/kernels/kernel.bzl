@@ -1,5 +1,7 @@
 """The Bazel rule shape shared by all CPU kernel libraries."""
 
+load("//:build_flags.bzl", "HOT_LOOP_COPTS")
+
 # What every kernel file includes: the kernel API, device names, status
 # macros, Abseil and Eigen.
 KERNEL_DEPS = [
@@ -23,7 +25,7 @@ def cpu_kernel(name, srcs = None, deps = [], **kwargs):
     native.cc_library(
         name = name,
         srcs = srcs if srcs != None else [name + ".cc"],
-        copts = ["-O3"] + kwargs.pop("copts", []),
+        copts = HOT_LOOP_COPTS + kwargs.pop("copts", []),
         deps = KERNEL_DEPS + [d for d in deps if d not in KERNEL_DEPS],
         alwayslink = 1,
         **kwargs
