@@ -23,6 +23,15 @@ bool CastOne(From v, To* out) {
   } else if constexpr (kIsFloat<To>) {
     if constexpr (std::is_same_v<To, half>) {
       *out = static_cast<half>(static_cast<float>(v));
+    } else if constexpr (std::is_same_v<To, float> && kIsFloat<From>) {
+      // Out of float's range numpy gives +-inf; a plain conversion would
+      // be undefined behaviour.
+      const double d = static_cast<double>(v);
+      if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) {
+        *out = d > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+      } else {
+        *out = static_cast<float>(d);
+      }
     } else {
       *out = static_cast<To>(static_cast<std::conditional_t<kIsFloat<From>, double, From>>(v));
     }

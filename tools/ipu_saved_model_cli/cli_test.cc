@@ -1,0 +1,98 @@
+#include "tools/ipu_saved_model_cli/cli.h"
+
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tensorflow_ipu/saved_model/testing/test_files.h"
+
+namespace tensorflow_ipu {
+namespace saved_model_cli {
+namespace {
+
+using saved_model_testing::kHalfPlusTwo;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+struct Outcome {
+  int status;
+  std::string out, err;
+};
+
+Outcome Cli(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  const int status = RunCli(args, out, err);
+  return {status, out.str(), err.str()};
+}
+
+TEST(CliTest, ShowAndRunSucceedWithStatusZero) {
+  Outcome o = Cli({"show", "--dir", kHalfPlusTwo});
+  EXPECT_EQ(o.status, 0);
+  EXPECT_EQ(o.out, "The given SavedModel contains the following tag-sets:\nserve\n");
+  o = Cli({"run", "--dir", kHalfPlusTwo, "--tag_set", "serve", "--signature_def",
+           "serving_default", "--input_exprs", "x=[[1],[2],[5]]"});
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out, "Result for output key y:\n[[2.5]\n [3. ]\n [4.5]]\n");
+  EXPECT_EQ(o.err, "");
+}
+
+TEST(CliTest, FailuresPrintTheMessageAndExitOne) {
+  Outcome o = Cli({"run", "--dir", kHalfPlusTwo, "--tag_set", "serve", "--signature_def",
+                   "serving_default"});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err, "At least one of --inputs, --input_exprs or --input_examples must be required\n");
+}
+
+TEST(CliTest, CommandLineErrorsExitTwoWithUsage) {
+  Outcome o = Cli({"show"});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(o.err,
+            "usage: ipu_saved_model_cli show [-h] --dir DIR [--all] [--tag_set TAG_SET]\n"
+            "                                [--signature_def SIGNATURE_DEF_KEY]\n"
+            "ipu_saved_model_cli show: error: the following arguments are required: --dir\n");
+  o = Cli({"run", "--dir", "d"});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_THAT(o.err, HasSubstr("ipu_saved_model_cli run: error: the following arguments are "
+                               "required: --tag_set, --signature_def\n"));
+  o = Cli({"run", "--dir", "d", "--tag_set", "s", "--signature_def", "k", "--num_ipus", "x"});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_THAT(o.err, HasSubstr("ipu_saved_model_cli run: error: argument --num_ipus: invalid int "
+                               "value: 'x'\n"));
+  o = Cli({"show", "--dir", "d", "--tf_debug"});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(o.err, "usage: ipu_saved_model_cli [-h] {show,run} ...\n"
+                   "ipu_saved_model_cli: error: unrecognized arguments: --tf_debug\n");
+  o = Cli({"convert"});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_THAT(o.err, HasSubstr("invalid choice: 'convert' (choose from 'show', 'run')"));
+  o = Cli({});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_THAT(o.err, HasSubstr("ipu_saved_model_cli: error: too few arguments"));
+}
+
+TEST(CliTest, HelpPerSubcommand) {
+  Outcome o = Cli({"run", "--help"});
+  EXPECT_EQ(o.status, 0);
+  EXPECT_THAT(o.out, StartsWith("usage: ipu_saved_model_cli run [-h] --dir DIR --tag_set TAG_SET\n"));
+  EXPECT_THAT(o.out, HasSubstr("\n  --init_ipu            if set, configures the IPU system"));
+  EXPECT_THAT(o.out, HasSubstr("\n  --num_ipus NUM_IPUS   the number of IPUs"));
+  o = Cli({"show", "-h"});
+  EXPECT_EQ(o.status, 0);
+  EXPECT_THAT(o.out, HasSubstr("\nUsage examples:\nTo show all tag-sets in a SavedModel:\n"));
+  EXPECT_THAT(o.out, HasSubstr("  --all                 if set, will output all information in given\n"
+                               "                        SavedModel\n"));
+  o = Cli({"--help"});
+  EXPECT_EQ(o.status, 0);
+  EXPECT_EQ(o.out, "usage: ipu_saved_model_cli [-h] {show,run} ...\n\n"
+                   "positional arguments:\n"
+                   "  {show,run}\n"
+                   "    show      Show information about a SavedModel.\n"
+                   "    run       Run a SavedModel with given inputs.\n\n"
+                   "optional arguments:\n"
+                   "  -h, --help  show this help message and exit\n");
+}
+
+}  // namespace
+}  // namespace saved_model_cli
+}  // namespace tensorflow_ipu
