@@ -35,7 +35,7 @@ constexpr char kRunDescription[] =
     "files:\n"
     "$ ipu_saved_model_cli run --dir /tmp/saved_model --tag_set serve \\\n"
     "   --signature_def serving_default \\\n"
-    "   --inputs input1_key=/tmp/124.npy;input2_key=/tmp/123.npy \\\n"
+    "   --inputs 'input1_key=/tmp/124.npy;input2_key=/tmp/123.npy' \\\n"
     "   --input_exprs 'input3_key=np.ones(2)' \\\n"
     "   --outdir=/out\n"
     "\n"
@@ -71,7 +71,7 @@ void DeclareRun(ArgParser* p) {
   p->AddOption({"signature_def", OptionKind::kString, std::nullopt, true,
                 "key of SignatureDef to run", "SIGNATURE_DEF_KEY"});
   p->AddOption({"inputs", OptionKind::kString, "", false,
-                "Loading inputs from files, in the format of '<input_key>=<filename>,' or "
+                "Loading inputs from files, in the format of '<input_key>=<filename>' or "
                 "'<input_key>=<filename>[<variable_name>]', separated by ';'. The file format "
                 "is .npy (.npz archives are not supported)."});
   p->AddOption({"input_exprs", OptionKind::kString, "", false,
