@@ -20,21 +20,19 @@ template <typename To, typename From>
 bool CastOne(From v, To* out) {
   if constexpr (std::is_same_v<To, bool>) {
     *out = static_cast<double>(v) != 0;
-  } else if constexpr (kIsFloat<To>) {
-    if constexpr (std::is_same_v<To, half>) {
-      *out = static_cast<half>(static_cast<float>(v));
-    } else if constexpr (std::is_same_v<To, float> && kIsFloat<From>) {
-      // Out of float's range numpy gives +-inf; a plain conversion would
-      // be undefined behaviour.
-      const double d = static_cast<double>(v);
-      if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) {
-        *out = d > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
-      } else {
-        *out = static_cast<float>(d);
-      }
+  } else if constexpr (kIsFloat<To> && !std::is_same_v<To, double>) {
+    // float and half: out of float's range numpy gives +-inf; a plain
+    // conversion of such a double would be undefined behaviour.
+    const double d = static_cast<double>(v);
+    float f;
+    if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) {
+      f = d > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
     } else {
-      *out = static_cast<To>(static_cast<std::conditional_t<kIsFloat<From>, double, From>>(v));
+      f = static_cast<float>(d);
     }
+    *out = static_cast<To>(f);
+  } else if constexpr (kIsFloat<To>) {
+    *out = static_cast<double>(v);
   } else if constexpr (kIsFloat<From>) {
     // The range check is on the truncated value, in double, where the
     // bounds -2^31, 2^31, -2^63, 2^63, 0 and 256 are exact.

@@ -26,6 +26,8 @@ TEST(NumpyCastTest, ConvertsAsNumpyAsarrayDoes) {
   EXPECT_EQ(Cast(Tensor::Vector<bool>({true, false}), DT_DOUBLE), "double [1. 0.]");
   EXPECT_EQ(Cast(Tensor::Vector<int64_t>({255}), DT_UINT8), "uint8 [255]");
   EXPECT_EQ(Cast(Tensor::Vector<double>({0.5}), DT_HALF), "half [0.5]");
+  EXPECT_EQ(Cast(Tensor::Vector<double>({1e300, -1e300}), DT_HALF), "half [ inf -inf]");
+  EXPECT_EQ(Cast(Tensor::Vector<double>({70000}), DT_HALF), "half [inf]");
   EXPECT_EQ(Cast(Tensor::Vector<half>({half(2.f)}), DT_INT64), "int64 [2]");
   EXPECT_EQ(Cast(Tensor::Vector<double>({-9.2233720368547758e18}), DT_INT64),
             "int64 [-9223372036854775808]");
