@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -289,6 +290,11 @@ absl::StatusOr<Tensor> ParseNpy(absl::string_view bytes, absl::string_view file)
 }
 
 absl::StatusOr<Tensor> ReadNpyFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the input file ", path, " is a directory; give the path of a .npy file"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(absl::StrCat("cannot open the input file ", path,
@@ -297,6 +303,13 @@ absl::StatusOr<Tensor> ReadNpyFile(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return ParseNpy(s.str(), path);
+}
+
+bool NpyCanWrite(DataType dtype) {
+  for (const TypeCode& t : kTypeCodes) {
+    if (t.dtype == dtype) return true;
+  }
+  return false;
 }
 
 absl::StatusOr<std::string> EncodeNpy(const Tensor& tensor) {

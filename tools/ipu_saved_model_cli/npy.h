@@ -44,13 +44,16 @@ namespace saved_model_cli {
 // in errors.
 absl::StatusOr<Tensor> ParseNpy(absl::string_view bytes, absl::string_view file);
 
-// ParseNpy of the file at `path`. NotFound if it cannot be opened;
-// Unimplemented for a .npz archive.
+// ParseNpy of the file at `path`. NotFound if it cannot be opened,
+// InvalidArgument for a directory; Unimplemented for a .npz archive.
 absl::StatusOr<Tensor> ReadNpyFile(const std::string& path);
 
 // The bytes numpy.save writes for `tensor`. Unimplemented for DT_STRING
 // and types without values.
 absl::StatusOr<std::string> EncodeNpy(const Tensor& tensor);
+
+// Whether EncodeNpy can write tensors of `dtype`.
+bool NpyCanWrite(DataType dtype);
 
 // EncodeNpy into the file at `path`, replacing it.
 absl::Status WriteNpyFile(const std::string& path, const Tensor& tensor);

@@ -163,6 +163,11 @@ TEST(NpyTest, FilesRoundTripAndNameTheFileInErrors) {
   EXPECT_EQ(back.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(back.status().message(), HasSubstr(dir + "/missing.npy"));
 
+  back = ReadNpyFile(dir);
+  EXPECT_EQ(back.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(back.status().message(),
+            "the input file " + dir + " is a directory; give the path of a .npy file");
+
   s = WriteNpyFile(dir + "/no/such/dir/y.npy", t);
   EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied) << s;
   EXPECT_THAT(s.message(), HasSubstr("no/such/dir/y.npy"));

@@ -164,10 +164,15 @@ absl::Status Run(const RunCommandOptions& options, std::ostream& out, std::ostre
                      CastLikeNumpy(value, it->second.dtype(), absl::StrCat("input '", key, "'")));
   }
   // Every output file is checked before anything runs or is written.
-  if (options.outdir.has_value() && !options.overwrite) {
-    for (const auto& [key, unused] : signature.outputs()) {
+  if (options.outdir.has_value()) {
+    for (const auto& [key, info] : signature.outputs()) {
+      if (!NpyCanWrite(info.dtype())) {
+        return absl::UnimplementedError(absl::StrCat(
+            "output '", key, "' is ", DataTypeString(info.dtype()),
+            ", which cannot be saved as .npy; run without --outdir to print it"));
+      }
       const std::string path = OutputPath(*options.outdir, key);
-      if (fs::exists(path)) {
+      if (!options.overwrite && fs::exists(path)) {
         return absl::AlreadyExistsError(absl::StrCat(
             "Output file ", path,
             " already exists. Add \"--overwrite\" to overwrite the existing output files."));

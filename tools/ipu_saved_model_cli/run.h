@@ -23,8 +23,8 @@
 // Outputs are fetched in sorted key order and printed as numpy prints
 // arrays. With --outdir each is also written to <outdir>/<key>.npy (the
 // directory is created); a file that exists needs --overwrite, which is
-// checked for every output before the model runs, so a refused run
-// writes nothing.
+// checked for every output before the model runs, as is the output's
+// dtype (.npy holds no strings here), so a refused run writes nothing.
 //
 // With --init_ipu it prints "Initializing IPU System ..." and configures
 // the simulated IPU system with --num_ipus IPUs before loading the model,

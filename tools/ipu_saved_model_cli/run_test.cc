@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tensorflow_ipu/saved_model/proto/saved_model.pb.h"
 #include "tensorflow_ipu/saved_model/testing/test_files.h"
 #include "tools/ipu_saved_model_cli/npy.h"
 
@@ -150,6 +151,31 @@ TEST_F(RunTest, BadOptionsNameTheCulprit) {
   s = RunIt();
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(s.message(), HasSubstr("No SignatureDef with key 'predict' found in MetaGraphDef."));
+}
+
+TEST_F(RunTest, AnOutputNpyCannotHoldIsRefusedBeforeRunning) {
+  // A saved_model.pb alone: the check comes before the graph is loaded.
+  const std::string dir = FreshTestDir("run_string_output");
+  SavedModel sm;
+  MetaGraphDef* meta = sm.add_meta_graphs();
+  meta->mutable_meta_info_def()->add_tags("serve");
+  SignatureDef& sig = (*meta->mutable_signature_def())["serving_default"];
+  TensorInfo& x = (*sig.mutable_inputs())["x"];
+  x.set_name("x:0");
+  x.set_dtype(DT_FLOAT);
+  TensorInfo& label = (*sig.mutable_outputs())["label"];
+  label.set_name("label:0");
+  label.set_dtype(DT_STRING);
+  saved_model_testing::WriteBytes(dir + "/saved_model.pb", sm.SerializeAsString());
+  o_.dir = dir;
+  o_.input_exprs = "x=1.5";
+  o_.outdir = dir + "/out";
+  absl::Status s = RunIt();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(s.message(),
+            "output 'label' is string, which cannot be saved as .npy; run without --outdir to "
+            "print it");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
 }
 
 TEST_F(RunTest, IpuFlagsAreCheckedOnlyWithInitIpu) {

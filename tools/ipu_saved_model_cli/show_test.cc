@@ -4,6 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tensorflow_ipu/saved_model/proto/saved_model.pb.h"
 #include "tensorflow_ipu/saved_model/testing/test_files.h"
 
 namespace tensorflow_ipu {
