@@ -86,6 +86,11 @@ void DeclareRun(ArgParser* p) {
                 "if specified, output tensor(s) will be saved to given directory"});
   p->AddOption({"overwrite", OptionKind::kBool, std::nullopt, false,
                 "if set, output file will be overwritten if it already exists."});
+  p->AddOption({"tf_debug", OptionKind::kBool, std::nullopt, false,
+                "TensorFlow's debugger: not supported here."});
+  p->AddOption({"worker", OptionKind::kString, std::nullopt, false,
+                "a TensorFlow server to run on: not supported here (the model runs in this "
+                "process)."});
   p->AddOption({"init_ipu", OptionKind::kBool, std::nullopt, false,
                 "if set, configures the IPU system before the SavedModel is loaded, so that "
                 "its IPU nodes run on the simulated IPUs."});
@@ -115,6 +120,8 @@ absl::Status RunRun(const ParsedArgs& a, std::ostream& out, std::ostream& err) {
   o.input_examples = *a.GetString("input_examples");
   o.outdir = a.GetString("outdir");
   o.overwrite = a.GetBool("overwrite");
+  o.tf_debug = a.GetBool("tf_debug");
+  o.worker = a.GetString("worker");
   o.init_ipu = a.GetBool("init_ipu");
   o.num_ipus = *a.GetInt("num_ipus");
   o.matmul_amp = *a.GetString("matmul_amp");

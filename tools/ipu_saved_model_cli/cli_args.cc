@@ -110,6 +110,18 @@ std::string ArgParser::Metavar(const OptionSpec& spec) const {
   return spec.metavar.empty() ? absl::AsciiStrToUpper(spec.name) : spec.metavar;
 }
 
+// " DIR", " [NODES ...]" (nargs='*'), " NODES [NODES ...]" (nargs='+'),
+// or nothing for a flag, as argparse shows an option's values.
+std::string ArgParser::ValuePart(const OptionSpec& spec) const {
+  switch (spec.kind) {
+    case OptionKind::kBool: return "";
+    case OptionKind::kStringList: return " [" + Metavar(spec) + " ...]";
+    case OptionKind::kNonEmptyStringList:
+      return " " + Metavar(spec) + " [" + Metavar(spec) + " ...]";
+    default: return " " + Metavar(spec);
+  }
+}
+
 const OptionSpec* ArgParser::Find(const std::string& flag, absl::Status* error) const {
   const std::string name = flag.substr(2);
   for (const OptionSpec& o : options_) {
@@ -176,11 +188,16 @@ absl::Status ArgParser::ParseInto(const std::vector<std::string>& args, size_t b
           v.bool_value = true;
           break;
         case OptionKind::kStringList:
+        case OptionKind::kNonEmptyStringList:
           v.list.clear();
           if (inline_value.has_value()) {
             v.list.push_back(*inline_value);
           } else {
             while (i + 1 < args.size() && !LooksLikeOption(args[i + 1])) v.list.push_back(args[++i]);
+          }
+          if (v.list.empty() && spec->kind == OptionKind::kNonEmptyStringList) {
+            return ParserError(prog_, absl::StrCat("argument ", shown,
+                                                   ": expected at least one argument"));
           }
           break;
         default: {
@@ -260,12 +277,7 @@ absl::StatusOr<ParsedArgs> ArgParser::Parse(const std::vector<std::string>& args
 std::string ArgParser::Usage() const {
   std::vector<std::string> parts = {"[-h]"};
   for (const OptionSpec& o : options_) {
-    std::string part = "--" + o.name;
-    if (o.kind == OptionKind::kStringList) {
-      absl::StrAppend(&part, " [", Metavar(o), " ...]");
-    } else if (o.kind != OptionKind::kBool) {
-      absl::StrAppend(&part, " ", Metavar(o));
-    }
+    const std::string part = "--" + o.name + ValuePart(o);
     parts.push_back(o.required ? part : "[" + part + "]");
   }
   if (!subcommands_.empty()) {
@@ -304,13 +316,7 @@ std::string ArgParser::Help() const {
   }
   optional.push_back({2, "-h, --help", "show this help message and exit"});
   for (const OptionSpec& o : options_) {
-    std::string inv = "--" + o.name;
-    if (o.kind == OptionKind::kStringList) {
-      absl::StrAppend(&inv, " [", Metavar(o), " ...]");
-    } else if (o.kind != OptionKind::kBool) {
-      absl::StrAppend(&inv, " ", Metavar(o));
-    }
-    optional.push_back({2, inv, o.help});
+    optional.push_back({2, "--" + o.name + ValuePart(o), o.help});
   }
   size_t longest = 0;
   for (const auto* list : {&positional, &optional}) {

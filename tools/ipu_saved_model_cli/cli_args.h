@@ -1,7 +1,7 @@
 // A command-line parser in the manner of Python's argparse, enough for
 // ipu_saved_model_cli: nested subcommands, `--flag value` and
 // `--flag=value`, unambiguous prefixes of long flags (argparse's
-// allow_abbrev), store_true booleans, nargs='*' lists, required options,
+// allow_abbrev), store_true booleans, nargs='*' and '+' lists, required options,
 // defaults and `-h`/`--help` per subcommand, with argparse's messages:
 //
 //   ArgParser cli("ipu_saved_model_cli", "...");
@@ -38,6 +38,7 @@ enum class OptionKind {
   kInt,         // argparse type=int
   kFloat,       // argparse type=float
   kStringList,  // nargs='*': the values up to the next option
+  kNonEmptyStringList,  // nargs='+': as kStringList, at least one value
 };
 
 struct OptionSpec {
@@ -123,6 +124,7 @@ class ArgParser {
   absl::Status ParseInto(const std::vector<std::string>& args, size_t begin,
                          std::vector<std::string>* unrecognized, ParsedArgs* out) const;
   std::string Metavar(const OptionSpec& spec) const;
+  std::string ValuePart(const OptionSpec& spec) const;
 
   std::string prog_;
   std::string description_;

@@ -8,6 +8,7 @@ namespace saved_model_cli {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 // A tool shaped like ipu_saved_model_cli: show, run, and convert ... ipu.
 class CliArgsTest : public ::testing::Test {
@@ -29,6 +30,8 @@ class CliArgsTest : public ::testing::Test {
     ArgParser* ipu = convert->AddSubcommand("ipu", "for the IPU", "");
     ipu->AddOption({"excluded_nodes", OptionKind::kStringList, std::nullopt, false, "nodes"});
     ipu->AddOption({"num_ipus", OptionKind::kInt, "1", false, "n"});
+    ipu->AddOption({"precision_excluded", OptionKind::kNonEmptyStringList, std::nullopt, false,
+                    "nodes", "NODES"});
   }
   // The parse's error message, or "" when it succeeds.
   std::string Error(const std::vector<std::string>& args) {
@@ -79,6 +82,20 @@ TEST_F(CliArgsTest, NestedSubcommandsAndLists) {
   a = cli_.Parse({"convert", "--dir", "d", "ipu", "--excluded_nodes=x"});
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_THAT(a->GetStringList("excluded_nodes"), ElementsAre("x"));
+}
+
+TEST_F(CliArgsTest, ListsOfAtLeastOneValue) {
+  absl::StatusOr<ParsedArgs> a =
+      cli_.Parse({"convert", "--dir", "d", "ipu", "--precision_excluded", "a", "b"});
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_THAT(a->GetStringList("precision_excluded"), ElementsAre("a", "b"));
+  EXPECT_EQ(Error({"convert", "--dir", "d", "ipu", "--precision_excluded", "--num_ipus", "2"}),
+            "argument --precision_excluded: expected at least one argument");
+  EXPECT_EQ(Error({"convert", "--dir", "d", "ipu", "--precision_excluded"}),
+            "argument --precision_excluded: expected at least one argument");
+  a = cli_.Parse({"convert", "ipu", "--help"});
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_THAT(a->help(), HasSubstr("  --precision_excluded NODES [NODES ...]\n"));
 }
 
 TEST_F(CliArgsTest, ErrorsUseArgparsesWords) {

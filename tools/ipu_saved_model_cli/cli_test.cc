@@ -44,6 +44,25 @@ TEST(CliTest, FailuresPrintTheMessageAndExitOne) {
   EXPECT_EQ(o.err, "At least one of --inputs, --input_exprs or --input_examples must be required\n");
 }
 
+TEST(CliTest, TensorFlowsDebuggerAndRemoteWorkersAreRefused) {
+  const std::vector<std::string> run = {"run", "--dir", kHalfPlusTwo, "--tag_set", "serve",
+                                        "--signature_def", "serving_default", "--input_exprs",
+                                        "x=[[1]]"};
+  std::vector<std::string> args = run;
+  args.push_back("--tf_debug");
+  Outcome o = Cli(args);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.err, "--tf_debug is not supported: TensorFlow's debugger (tfdbg) does not exist "
+                   "here; run without it\n");
+  args = run;
+  args.insert(args.end(), {"--worker", "grpc://host:8470"});
+  o = Cli(args);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.err, "--worker is not supported: the model runs in this process, not on the "
+                   "TensorFlow server grpc://host:8470; run without --worker\n");
+  EXPECT_EQ(o.out, "");
+}
+
 TEST(CliTest, CommandLineErrorsExitTwoWithUsage) {
   Outcome o = Cli({"show"});
   EXPECT_EQ(o.status, 2);
@@ -59,10 +78,10 @@ TEST(CliTest, CommandLineErrorsExitTwoWithUsage) {
   EXPECT_EQ(o.status, 2);
   EXPECT_THAT(o.err, HasSubstr("ipu_saved_model_cli run: error: argument --num_ipus: invalid int "
                                "value: 'x'\n"));
-  o = Cli({"show", "--dir", "d", "--tf_debug"});
+  o = Cli({"show", "--dir", "d", "--overwrite"});
   EXPECT_EQ(o.status, 2);
   EXPECT_EQ(o.err, "usage: ipu_saved_model_cli [-h] {show,run} ...\n"
-                   "ipu_saved_model_cli: error: unrecognized arguments: --tf_debug\n");
+                   "ipu_saved_model_cli: error: unrecognized arguments: --overwrite\n");
   o = Cli({"convert"});
   EXPECT_EQ(o.status, 2);
   EXPECT_THAT(o.err, HasSubstr("invalid choice: 'convert' (choose from 'show', 'run')"));

@@ -145,6 +145,16 @@ absl::StatusOr<std::map<std::string, Tensor>> LoadInputs(const RunCommandOptions
 }
 
 absl::Status Run(const RunCommandOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.tf_debug) {
+    return absl::UnimplementedError(
+        "--tf_debug is not supported: TensorFlow's debugger (tfdbg) does not exist here; run "
+        "without it");
+  }
+  if (options.worker.has_value()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "--worker is not supported: the model runs in this process, not on the TensorFlow "
+        "server ", *options.worker, "; run without --worker"));
+  }
   ASSIGN_OR_RETURN(auto feeds, LoadInputs(options, err));
   ASSIGN_OR_RETURN(MetaGraphDef meta, ReadMetaGraphDef(options.dir, options.tag_set));
   ASSIGN_OR_RETURN(SignatureDef signature, FindSignatureDef(meta, options.signature_def));

@@ -58,6 +58,9 @@ struct RunCommandOptions {
   std::string input_examples;
   std::optional<std::string> outdir;
   bool overwrite = false;
+  // TensorFlow's debugger and remote sessions: refused (Unimplemented).
+  bool tf_debug = false;
+  std::optional<std::string> worker;
   // The vendor's IPU flags (see above), with its defaults.
   bool init_ipu = false;
   int64_t num_ipus = 1;
@@ -72,7 +75,8 @@ struct RunCommandOptions {
 // file: no inputs at all, a malformed entry, an input key the signature
 // does not have, a value that does not convert, a missing tag-set or
 // signature (NotFound), an existing output file without --overwrite
-// (AlreadyExists), --input_examples (Unimplemented).
+// (AlreadyExists), --input_examples, --tf_debug and --worker
+// (Unimplemented).
 absl::Status Run(const RunCommandOptions& options, std::ostream& out, std::ostream& err);
 
 // The input tensors the options give, by input key, before conversion
