@@ -1,5 +1,6 @@
 #include "tools/ipu_saved_model_cli/run.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -176,13 +177,21 @@ absl::Status Run(const RunCommandOptions& options, std::ostream& out, std::ostre
   // Every output file is checked before anything runs or is written.
   if (options.outdir.has_value()) {
     for (const auto& [key, info] : signature.outputs()) {
+      // The key comes from the model's file: it must not lead the write
+      // out of --outdir.
+      if (key.empty() || key == "." || key == ".." || key.find('/') != std::string::npos) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "output key '", key, "' cannot name a file in --outdir (it is empty, '.', '..' or "
+            "has a '/'); run without --outdir to print it"));
+      }
       if (!NpyCanWrite(info.dtype())) {
         return absl::UnimplementedError(absl::StrCat(
             "output '", key, "' is ", DataTypeString(info.dtype()),
             ", which cannot be saved as .npy; run without --outdir to print it"));
       }
       const std::string path = OutputPath(*options.outdir, key);
-      if (!options.overwrite && fs::exists(path)) {
+      std::error_code ec;
+      if (!options.overwrite && fs::exists(path, ec)) {
         return absl::AlreadyExistsError(absl::StrCat(
             "Output file ", path,
             " already exists. Add \"--overwrite\" to overwrite the existing output files."));

@@ -176,6 +176,19 @@ TEST_F(RunTest, AnOutputNpyCannotHoldIsRefusedBeforeRunning) {
             "output 'label' is string, which cannot be saved as .npy; run without --outdir to "
             "print it");
   EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
+
+  // An output key from the file may not lead the write out of --outdir.
+  TensorInfo& escape = (*sig.mutable_outputs())["../escape"];
+  escape.set_name("label:0");
+  escape.set_dtype(DT_FLOAT);
+  sig.mutable_outputs()->erase("label");
+  saved_model_testing::WriteBytes(dir + "/saved_model.pb", sm.SerializeAsString());
+  s = RunIt();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "output key '../escape' cannot name a file in --outdir (it is empty, '.', '..' or "
+            "has a '/'); run without --outdir to print it");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/escape.npy"));
 }
 
 TEST_F(RunTest, IpuFlagsAreCheckedOnlyWithInitIpu) {
