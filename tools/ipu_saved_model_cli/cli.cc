@@ -71,17 +71,18 @@ void DeclareRun(ArgParser* p) {
   p->AddOption({"signature_def", OptionKind::kString, std::nullopt, true,
                 "key of SignatureDef to run", "SIGNATURE_DEF_KEY"});
   p->AddOption({"inputs", OptionKind::kString, "", false,
-                "Loading inputs from files, in the format of '<input_key>=<filename>' or "
-                "'<input_key>=<filename>[<variable_name>]', separated by ';'. The file format "
-                "is .npy (.npz archives are not supported)."});
+                "Loading inputs from files, in the format of '<input_key>=<filename>'\n"
+                "or '<input_key>=<filename>[<variable_name>]', separated by ';'.\n"
+                "The files are .npy (.npz archives are not supported)."});
   p->AddOption({"input_exprs", OptionKind::kString, "", false,
-                "Specifying inputs by expressions, in the format of "
-                "\"<input_key>='<expression>'\", separated by ';'. An expression is a number, "
-                "a nested list or tuple of numbers, np.ones(shape), np.zeros(shape) or "
-                "np.array(value), with an optional dtype; it is parsed, never evaluated."});
+                "Specifying inputs by expressions, in the format of\n"
+                "\"<input_key>='<expression>'\", separated by ';'. An expression is\n"
+                "a number, a nested list or tuple of numbers, np.ones(shape),\n"
+                "np.zeros(shape) or np.array(value), with an optional dtype;\n"
+                "it is parsed, never evaluated."});
   p->AddOption({"input_examples", OptionKind::kString, "", false,
-                "Specifying tf.Example inputs as list of dictionaries: not supported (the "
-                "ParseExample op has no kernel in this build)."});
+                "Specifying tf.Example inputs as list of dictionaries: not supported\n"
+                "(the ParseExample op has no kernel in this build)."});
   p->AddOption({"outdir", OptionKind::kString, std::nullopt, false,
                 "if specified, output tensor(s) will be saved to given directory"});
   p->AddOption({"overwrite", OptionKind::kBool, std::nullopt, false,
@@ -89,25 +90,25 @@ void DeclareRun(ArgParser* p) {
   p->AddOption({"tf_debug", OptionKind::kBool, std::nullopt, false,
                 "TensorFlow's debugger: not supported here."});
   p->AddOption({"worker", OptionKind::kString, std::nullopt, false,
-                "a TensorFlow server to run on: not supported here (the model runs in this "
-                "process)."});
+                "a TensorFlow server to run on: not supported here\n"
+                "(the model runs in this process)."});
   p->AddOption({"init_ipu", OptionKind::kBool, std::nullopt, false,
-                "if set, configures the IPU system before the SavedModel is loaded, so that "
-                "its IPU nodes run on the simulated IPUs."});
+                "if set, configures the IPU system before the SavedModel is loaded,\n"
+                "so that its IPU nodes run on the simulated IPUs."});
   p->AddOption({"num_ipus", OptionKind::kInt, "1", false,
                 "the number of IPUs the SavedModel uses (with --init_ipu)."});
   p->AddOption({"matmul_amp", OptionKind::kString, "0.6", false,
-                "the proportion of memory for temporary values of matrix multiplications, "
-                "between 0.0 and 1.0 (with --init_ipu)."});
+                "the proportion of memory for temporary values of matrix\n"
+                "multiplications, between 0.0 and 1.0 (with --init_ipu)."});
   p->AddOption({"conv_amp", OptionKind::kString, "0.6", false,
-                "the proportion of memory for temporary values of convolutions, between 0.0 "
-                "and 1.0 (with --init_ipu)."});
+                "the proportion of memory for temporary values of convolutions,\n"
+                "between 0.0 and 1.0 (with --init_ipu)."});
   p->AddOption({"matmul_partial_type", OptionKind::kString, "float", false,
-                "the type of intermediate values of matrix multiplications: \"float\" or "
-                "\"half\" (with --init_ipu)."});
+                "the type of intermediate values of matrix multiplications:\n"
+                "\"float\" or \"half\" (with --init_ipu)."});
   p->AddOption({"conv_partial_type", OptionKind::kString, "float", false,
-                "the type of intermediate values of convolutions: \"float\" or \"half\" "
-                "(with --init_ipu)."});
+                "the type of intermediate values of convolutions:\n"
+                "\"float\" or \"half\" (with --init_ipu)."});
 }
 
 absl::Status RunRun(const ParsedArgs& a, std::ostream& out, std::ostream& err) {
@@ -141,8 +142,17 @@ std::vector<Command> Commands() {
 }
 
 std::unique_ptr<ArgParser> MakeParser(const std::vector<Command>& commands) {
-  auto parser = std::make_unique<ArgParser>(kProg, "");
-  for (const Command& c : commands) c.declare(parser->AddSubcommand(c.name, c.help, c.description));
+  // As TensorFlow's saved_model_cli: a version flag, the commands in a
+  // group of their own, and each command's help printed as written.
+  auto parser =
+      std::make_unique<ArgParser>(kProg, "ipu_saved_model_cli: Command-line interface for SavedModel");
+  parser->set_version("0.1.0");
+  parser->SetSubcommandGroup("commands", "valid commands", "additional help");
+  for (const Command& c : commands) {
+    ArgParser* sub = parser->AddSubcommand(c.name, c.help, c.description);
+    sub->set_raw_help(true);
+    c.declare(sub);
+  }
   return parser;
 }
 

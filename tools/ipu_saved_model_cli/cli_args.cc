@@ -99,6 +99,13 @@ void ArgParser::AddOption(OptionSpec spec) {
   options_.push_back(std::move(spec));
 }
 
+void ArgParser::SetSubcommandGroup(std::string title, std::string description,
+                                   std::string help) {
+  group_title_ = std::move(title);
+  group_description_ = std::move(description);
+  group_help_ = std::move(help);
+}
+
 ArgParser* ArgParser::AddSubcommand(const std::string& name, const std::string& help,
                                     const std::string& description) {
   subcommands_.push_back(
@@ -160,6 +167,10 @@ absl::Status ArgParser::ParseInto(const std::vector<std::string>& args, size_t b
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
       out->help_ = Help();
+      return absl::OkStatus();
+    }
+    if (!version_.empty() && (arg == "-v" || arg == "--version")) {
+      out->help_ = version_ + "\n";
       return absl::OkStatus();
     }
     if (absl::StartsWith(arg, "--") && arg.size() > 2) {
@@ -276,6 +287,7 @@ absl::StatusOr<ParsedArgs> ArgParser::Parse(const std::vector<std::string>& args
 
 std::string ArgParser::Usage() const {
   std::vector<std::string> parts = {"[-h]"};
+  if (!version_.empty()) parts.push_back("[-v]");
   for (const OptionSpec& o : options_) {
     const std::string part = "--" + o.name + ValuePart(o);
     parts.push_back(o.required ? part : "[" + part + "]");
@@ -311,10 +323,16 @@ std::string ArgParser::Help() const {
   if (!subcommands_.empty()) {
     std::vector<std::string> names;
     for (const Subcommand& s : subcommands_) names.push_back(s.name);
-    positional.push_back({2, "{" + absl::StrJoin(names, ",") + "}", ""});
-    for (const Subcommand& s : subcommands_) positional.push_back({4, s.name, s.help});
+    positional.push_back({2, "{" + absl::StrJoin(names, ",") + "}", group_help_});
+    // As argparse, a subcommand declared without help is not listed.
+    for (const Subcommand& s : subcommands_) {
+      if (!s.help.empty()) positional.push_back({4, s.name, s.help});
+    }
   }
   optional.push_back({2, "-h, --help", "show this help message and exit"});
+  if (!version_.empty()) {
+    optional.push_back({2, "-v, --version", "show program's version number and exit"});
+  }
   for (const OptionSpec& o : options_) {
     optional.push_back({2, "--" + o.name + ValuePart(o), o.help});
   }
@@ -325,7 +343,10 @@ std::string ArgParser::Help() const {
   const size_t help_position = std::min(longest + 2, kMaxHelpPosition);
   auto format = [&](const Entry& e) {
     std::string out = std::string(e.indent, ' ') + e.invocation;
-    std::vector<std::string> lines = Wrap(e.help, std::max<size_t>(kWidth - help_position, 11));
+    std::vector<std::string> lines =
+        raw_help_ ? std::vector<std::string>(absl::StrSplit(e.help, '\n'))
+                  : Wrap(e.help, std::max<size_t>(kWidth - help_position, 11));
+    if (lines.size() == 1 && lines[0].empty()) lines.clear();
     if (lines.empty()) return out + "\n";
     if (e.indent + e.invocation.size() + 2 <= help_position) {
       out.append(help_position - out.size(), ' ');
@@ -337,12 +358,17 @@ std::string ArgParser::Help() const {
   };
   std::string out = Usage() + "\n";
   if (!description_.empty()) absl::StrAppend(&out, "\n", description_, "\n");
-  if (!positional.empty()) {
+  if (!positional.empty() && group_title_.empty()) {
     out += "\npositional arguments:\n";
     for (const Entry& e : positional) out += format(e);
   }
   out += "\noptional arguments:\n";
   for (const Entry& e : optional) out += format(e);
+  if (!positional.empty() && !group_title_.empty()) {
+    absl::StrAppend(&out, "\n", group_title_, ":\n");
+    if (!group_description_.empty()) absl::StrAppend(&out, "  ", group_description_, "\n\n");
+    for (const Entry& e : positional) out += format(e);
+  }
   return out;
 }
 

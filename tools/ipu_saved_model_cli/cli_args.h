@@ -59,7 +59,8 @@ class ParsedArgs {
  public:
   // The subcommands chosen, outermost first ({"show"}, {"convert", "ipu"}).
   const std::vector<std::string>& subcommands() const { return subcommands_; }
-  // When -h or --help was given: the help text to print (then exit 0).
+  // When -h or --help (or -v/--version) was given: the text to print
+  // (then exit 0).
   const std::string& help() const { return help_; }
 
   // The option's value: given, or its default. An option the chosen
@@ -97,6 +98,16 @@ class ArgParser {
 
   // Declares an option. A name declared twice keeps the last declaration.
   void AddOption(OptionSpec spec);
+  // argparse's RawTextHelpFormatter: option help is printed as written,
+  // broken only at its '\n's, instead of wrapped at 78 columns.
+  void set_raw_help(bool raw) { raw_help_ = raw; }
+  // Adds -v/--version, which prints `version` and exits as --help does.
+  void set_version(std::string version) { version_ = std::move(version); }
+  // Lists the subcommands in a section of their own, as argparse's
+  // add_subparsers(title=..., description=..., help=...) does, instead of
+  // under "positional arguments".
+  void SetSubcommandGroup(std::string title, std::string description, std::string help);
+
   // Declares a subcommand with its own options; `help` is its line in the
   // parent's help. The parser returned lives as long as this one.
   ArgParser* AddSubcommand(const std::string& name, const std::string& help,
@@ -128,6 +139,9 @@ class ArgParser {
 
   std::string prog_;
   std::string description_;
+  bool raw_help_ = false;
+  std::string version_;
+  std::string group_title_, group_description_, group_help_;
   std::vector<OptionSpec> options_;
   std::vector<Subcommand> subcommands_;
 };

@@ -179,6 +179,36 @@ TEST_F(CliArgsTest, HelpPerSubcommand) {
                              "usage: tool convert ipu [-h] [--excluded_nodes [EXCLUDED_NODES ...]]\n"));
 }
 
+TEST_F(CliArgsTest, RawHelpVersionAndASubcommandGroup) {
+  ArgParser p("p", "P does things.");
+  p.set_version("1.2.3");
+  p.SetSubcommandGroup("commands", "valid commands", "additional help");
+  ArgParser* sub = p.AddSubcommand("go", "", "");
+  sub->set_raw_help(true);
+  sub->AddOption({"x", OptionKind::kString, std::nullopt, false,
+                  "first line, however long it is, is not wrapped at 78 columns by the raw formatter\n"
+                  "second line"});
+  absl::StatusOr<ParsedArgs> a = p.Parse({"go", "-h"});
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->help(),
+            "usage: p go [-h] [--x X]\n\noptional arguments:\n"
+            "  -h, --help  show this help message and exit\n"
+            "  --x X       first line, however long it is, is not wrapped at 78 columns by the "
+            "raw formatter\n"
+            "              second line\n");
+  a = p.Parse({"-h"});
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->help(),
+            "usage: p [-h] [-v] {go} ...\n\nP does things.\n\noptional arguments:\n"
+            "  -h, --help     show this help message and exit\n"
+            "  -v, --version  show program's version number and exit\n\n"
+            "commands:\n  valid commands\n\n"
+            "  {go}           additional help\n");
+  a = p.Parse({"-v", "--bogus"});
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->help(), "1.2.3\n");
+}
+
 // argparse puts help at column min(longest invocation + 4, 24) and wraps
 // it at column 78.
 TEST_F(CliArgsTest, LongHelpWraps) {

@@ -80,7 +80,7 @@ TEST(CliTest, CommandLineErrorsExitTwoWithUsage) {
                                "value: 'x'\n"));
   o = Cli({"show", "--dir", "d", "--overwrite"});
   EXPECT_EQ(o.status, 2);
-  EXPECT_EQ(o.err, "usage: ipu_saved_model_cli [-h] {show,run} ...\n"
+  EXPECT_EQ(o.err, "usage: ipu_saved_model_cli [-h] [-v] {show,run} ...\n"
                    "ipu_saved_model_cli: error: unrecognized arguments: --overwrite\n");
   o = Cli({"convert"});
   EXPECT_EQ(o.status, 2);
@@ -99,17 +99,24 @@ TEST(CliTest, HelpPerSubcommand) {
   o = Cli({"show", "-h"});
   EXPECT_EQ(o.status, 0);
   EXPECT_THAT(o.out, HasSubstr("\nUsage examples:\nTo show all tag-sets in a SavedModel:\n"));
-  EXPECT_THAT(o.out, HasSubstr("  --all                 if set, will output all information in given\n"
-                               "                        SavedModel\n"));
+  // Help is printed as written, as argparse's RawTextHelpFormatter does.
+  EXPECT_THAT(o.out, HasSubstr("  --all                 if set, will output all information in given "
+                               "SavedModel\n"));
   o = Cli({"--help"});
   EXPECT_EQ(o.status, 0);
-  EXPECT_EQ(o.out, "usage: ipu_saved_model_cli [-h] {show,run} ...\n\n"
-                   "positional arguments:\n"
-                   "  {show,run}\n"
-                   "    show      Show information about a SavedModel.\n"
-                   "    run       Run a SavedModel with given inputs.\n\n"
+  EXPECT_EQ(o.out, "usage: ipu_saved_model_cli [-h] [-v] {show,run} ...\n\n"
+                   "ipu_saved_model_cli: Command-line interface for SavedModel\n\n"
                    "optional arguments:\n"
-                   "  -h, --help  show this help message and exit\n");
+                   "  -h, --help     show this help message and exit\n"
+                   "  -v, --version  show program's version number and exit\n\n"
+                   "commands:\n"
+                   "  valid commands\n\n"
+                   "  {show,run}     additional help\n"
+                   "    show         Show information about a SavedModel.\n"
+                   "    run          Run a SavedModel with given inputs.\n");
+  o = Cli({"--version"});
+  EXPECT_EQ(o.status, 0);
+  EXPECT_EQ(o.out, "0.1.0\n");
 }
 
 }  // namespace
