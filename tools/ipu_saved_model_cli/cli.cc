@@ -1,6 +1,7 @@
 #include "tools/ipu_saved_model_cli/cli.h"
 
 #include "tools/ipu_saved_model_cli/run.h"
+#include "tools/ipu_saved_model_cli/scan.h"
 #include "tools/ipu_saved_model_cli/show.h"
 
 namespace tensorflow_ipu {
@@ -92,6 +93,8 @@ void DeclareRun(ArgParser* p) {
   p->AddOption({"worker", OptionKind::kString, std::nullopt, false,
                 "a TensorFlow server to run on: not supported here\n"
                 "(the model runs in this process)."});
+  p->AddOption({"init_tpu", OptionKind::kBool, std::nullopt, false,
+                "TensorFlow's TPU initialisation: not supported here (use --init_ipu)."});
   p->AddOption({"init_ipu", OptionKind::kBool, std::nullopt, false,
                 "if set, configures the IPU system before the SavedModel is loaded,\n"
                 "so that its IPU nodes run on the simulated IPUs."});
@@ -122,6 +125,7 @@ absl::Status RunRun(const ParsedArgs& a, std::ostream& out, std::ostream& err) {
   o.outdir = a.GetString("outdir");
   o.overwrite = a.GetBool("overwrite");
   o.tf_debug = a.GetBool("tf_debug");
+  o.init_tpu = a.GetBool("init_tpu");
   o.worker = a.GetString("worker");
   o.init_ipu = a.GetBool("init_ipu");
   o.num_ipus = *a.GetInt("num_ipus");
@@ -132,12 +136,31 @@ absl::Status RunRun(const ParsedArgs& a, std::ostream& out, std::ostream& err) {
   return Run(o, out, err);
 }
 
+constexpr char kScanDescription[] =
+    "Usage example:\n"
+    "To scan for blacklisted ops (WriteFile, ReadFile, PrintV2) in SavedModel:\n"
+    "$ ipu_saved_model_cli scan --dir /tmp/saved_model\n"
+    "To scan a specific MetaGraph, pass in --tag_set";
+
+void DeclareScan(ArgParser* p) {
+  p->AddOption({"dir", OptionKind::kString, std::nullopt, true,
+                "directory containing the SavedModel to scan"});
+  p->AddOption({"tag_set", OptionKind::kString, std::nullopt, false,
+                "tag-set of graph in SavedModel to scan, separated by ','"});
+}
+
+absl::Status RunScan(const ParsedArgs& a, std::ostream& out, std::ostream&) {
+  return Scan({*a.GetString("dir"), a.GetString("tag_set")}, out);
+}
+
 }  // namespace
 
 std::vector<Command> Commands() {
   return {
       {"show", "Show information about a SavedModel.", kShowDescription, DeclareShow, RunShow},
       {"run", "Run a SavedModel with given inputs.", kRunDescription, DeclareRun, RunRun},
+      {"scan", "Scan a SavedModel for blacklisted ops.", kScanDescription,
+       DeclareScan, RunScan},
   };
 }
 

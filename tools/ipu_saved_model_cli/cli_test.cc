@@ -36,6 +36,16 @@ TEST(CliTest, ShowAndRunSucceedWithStatusZero) {
   EXPECT_EQ(o.err, "");
 }
 
+TEST(CliTest, Scan) {
+  Outcome o = Cli({"scan", "--dir", kHalfPlusTwo});
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out, "MetaGraph with tag set ['serve'] does not contain blacklisted ops.\n");
+  o = Cli({"scan"});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_THAT(o.err, HasSubstr("ipu_saved_model_cli scan: error: the following arguments are "
+                               "required: --dir\n"));
+}
+
 TEST(CliTest, FailuresPrintTheMessageAndExitOne) {
   Outcome o = Cli({"run", "--dir", kHalfPlusTwo, "--tag_set", "serve", "--signature_def",
                    "serving_default"});
@@ -54,6 +64,12 @@ TEST(CliTest, TensorFlowsDebuggerAndRemoteWorkersAreRefused) {
   EXPECT_EQ(o.status, 1);
   EXPECT_EQ(o.err, "--tf_debug is not supported: TensorFlow's debugger (tfdbg) does not exist "
                    "here; run without it\n");
+  args = run;
+  args.push_back("--init_tpu");
+  o = Cli(args);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.err, "--init_tpu is not supported: there are no TPUs here; use --init_ipu to "
+                   "configure the simulated IPUs\n");
   args = run;
   args.insert(args.end(), {"--worker", "grpc://host:8470"});
   o = Cli(args);
@@ -80,11 +96,11 @@ TEST(CliTest, CommandLineErrorsExitTwoWithUsage) {
                                "value: 'x'\n"));
   o = Cli({"show", "--dir", "d", "--overwrite"});
   EXPECT_EQ(o.status, 2);
-  EXPECT_EQ(o.err, "usage: ipu_saved_model_cli [-h] [-v] {show,run} ...\n"
+  EXPECT_EQ(o.err, "usage: ipu_saved_model_cli [-h] [-v] {show,run,scan} ...\n"
                    "ipu_saved_model_cli: error: unrecognized arguments: --overwrite\n");
   o = Cli({"convert"});
   EXPECT_EQ(o.status, 2);
-  EXPECT_THAT(o.err, HasSubstr("invalid choice: 'convert' (choose from 'show', 'run')"));
+  EXPECT_THAT(o.err, HasSubstr("invalid choice: 'convert' (choose from 'show', 'run', 'scan')"));
   o = Cli({});
   EXPECT_EQ(o.status, 2);
   EXPECT_THAT(o.err, HasSubstr("ipu_saved_model_cli: error: too few arguments"));
@@ -104,16 +120,17 @@ TEST(CliTest, HelpPerSubcommand) {
                                "SavedModel\n"));
   o = Cli({"--help"});
   EXPECT_EQ(o.status, 0);
-  EXPECT_EQ(o.out, "usage: ipu_saved_model_cli [-h] [-v] {show,run} ...\n\n"
+  EXPECT_EQ(o.out, "usage: ipu_saved_model_cli [-h] [-v] {show,run,scan} ...\n\n"
                    "ipu_saved_model_cli: Command-line interface for SavedModel\n\n"
                    "optional arguments:\n"
-                   "  -h, --help     show this help message and exit\n"
-                   "  -v, --version  show program's version number and exit\n\n"
+                   "  -h, --help       show this help message and exit\n"
+                   "  -v, --version    show program's version number and exit\n\n"
                    "commands:\n"
                    "  valid commands\n\n"
-                   "  {show,run}     additional help\n"
-                   "    show         Show information about a SavedModel.\n"
-                   "    run          Run a SavedModel with given inputs.\n");
+                   "  {show,run,scan}  additional help\n"
+                   "    show           Show information about a SavedModel.\n"
+                   "    run            Run a SavedModel with given inputs.\n"
+                   "    scan           Scan a SavedModel for blacklisted ops.\n");
   o = Cli({"--version"});
   EXPECT_EQ(o.status, 0);
   EXPECT_EQ(o.out, "0.1.0\n");

@@ -156,6 +156,11 @@ absl::Status Run(const RunCommandOptions& options, std::ostream& out, std::ostre
         "--worker is not supported: the model runs in this process, not on the TensorFlow "
         "server ", *options.worker, "; run without --worker"));
   }
+  if (options.init_tpu) {
+    return absl::UnimplementedError(
+        "--init_tpu is not supported: there are no TPUs here; use --init_ipu to configure the "
+        "simulated IPUs");
+  }
   ASSIGN_OR_RETURN(auto feeds, LoadInputs(options, err));
   ASSIGN_OR_RETURN(MetaGraphDef meta, ReadMetaGraphDef(options.dir, options.tag_set));
   ASSIGN_OR_RETURN(SignatureDef signature, FindSignatureDef(meta, options.signature_def));

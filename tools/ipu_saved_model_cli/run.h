@@ -58,9 +58,11 @@ struct RunCommandOptions {
   std::string input_examples;
   std::optional<std::string> outdir;
   bool overwrite = false;
-  // TensorFlow's debugger and remote sessions: refused (Unimplemented).
+  // TensorFlow's debugger, remote sessions and TPUs: refused
+  // (Unimplemented).
   bool tf_debug = false;
   std::optional<std::string> worker;
+  bool init_tpu = false;
   // The vendor's IPU flags (see above), with its defaults.
   bool init_ipu = false;
   int64_t num_ipus = 1;
@@ -75,7 +77,7 @@ struct RunCommandOptions {
 // file: no inputs at all, a malformed entry, an input key the signature
 // does not have, a value that does not convert, a missing tag-set or
 // signature (NotFound), an existing output file without --overwrite
-// (AlreadyExists), --input_examples, --tf_debug and --worker
+// (AlreadyExists), --input_examples, --tf_debug, --worker and --init_tpu
 // (Unimplemented).
 absl::Status Run(const RunCommandOptions& options, std::ostream& out, std::ostream& err);
 
