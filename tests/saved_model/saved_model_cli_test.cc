@@ -137,7 +137,7 @@ TEST(SavedModelCliTest, TheExportedFashionMnistMlp) {
   // probabilities are what the loaded model computes for them.
   const std::string dir = FreshTestDir("mlp_io");
   absl::StatusOr<Tensor> images = Tensor::Create(DT_FLOAT, TensorShape({3, 784}));
-  ASSERT_TRUE(images.ok());
+  ASSERT_TRUE(images.ok()) << images.status();
   std::copy(data->test.images.data<float>(), data->test.images.data<float>() + 3 * 784,
             images->data<float>());
   absl::Status s = saved_model_cli::WriteNpyFile(dir + "/images.npy", *images);
