@@ -108,6 +108,7 @@ std::map<std::string, int> ServingGraph::CompleteStages(
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
     const std::string& n = *it;
     if (signature_inputs_.count(n) > 0 || stages.count(n) > 0) continue;
+    if (!IsPassThroughOp(node(n).op())) continue;
     for (const std::string& c : consumers(n)) {
       auto s = stages.find(c);
       if (s != stages.end()) {
@@ -120,6 +121,7 @@ std::map<std::string, int> ServingGraph::CompleteStages(
   // their producer's stage.
   for (const std::string& n : order_) {
     if (signature_inputs_.count(n) > 0 || stages.count(n) > 0) continue;
+    if (!IsPassThroughOp(node(n).op())) continue;
     int stage = 0;
     for (const std::string& p : inputs(n)) {
       auto s = stages.find(p);

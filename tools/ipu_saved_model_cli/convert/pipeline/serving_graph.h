@@ -49,10 +49,10 @@ class ServingGraph {
   // The nodes that read `node`, in topological order.
   const std::vector<std::string>& consumers(const std::string& node) const;
 
-  // Stage of every node but the signature inputs, given the stages of the
-  // compute nodes: a pass-through node takes the stage of its first
-  // consumer that has one (one without a consumer with a stage: that of its
-  // first input with one, else 0).
+  // The stages of the compute nodes (those of `compute_stages`; a compute
+  // node it lacks stays without one) and of every pass-through node: that
+  // of its first consumer with a stage, or for one whose consumers have none
+  // (an output Identity) the latest stage of its inputs, else 0.
   std::map<std::string, int> CompleteStages(const std::map<std::string, int>& compute_stages) const;
 
  private:
