@@ -29,6 +29,7 @@ bool IsPassThroughOp(const std::string& op);
 // The node name of an input string: "a:1" -> "a", "^a" -> "a".
 std::string InputNodeName(const std::string& input);
 
+// Keeps a pointer to the GraphDef it was made from, which must outlive it.
 class ServingGraph {
  public:
   // InvalidArgument naming the node for an input that is not in the graph

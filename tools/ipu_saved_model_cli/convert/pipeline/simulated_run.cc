@@ -93,6 +93,9 @@ absl::StatusOr<SimulatedRun> RunOnSimulator(const GraphDef& graph, const Signatu
     config.auto_select_ipus = options.num_ipus;
     config.compilation_poplar_options = {{"autoReport.all", "true"},
                                          {"autoReport.directory", report_dir}};
+    if (options.allow_out_of_memory) {
+      config.compilation_poplar_options["debug.allowOutOfMemory"] = "true";
+    }
     RETURN_IF_ERROR(config.configure_ipu_system());
     SavedModelBundle bundle;
     *bundle.meta_graph_def.mutable_graph_def() = graph;

@@ -36,6 +36,9 @@ struct SimulatedRunOptions {
   // Where the engines write their reports (one subdirectory per cluster);
   // created if missing, emptied first.
   std::string report_dir;
+  // Compile even when a tile's memory is exceeded (debug.allowOutOfMemory),
+  // so that the profile shows by how much: a split is judged on it.
+  bool allow_out_of_memory = true;
 };
 
 struct SimulatedRun {
