@@ -1,6 +1,7 @@
 #include "tools/ipu_saved_model_cli/convert/pipeline/auto_pipeline.h"
 
-#include <cmath>
+#include <algorithm>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -38,6 +39,15 @@ bool Fits(const ProfileSummary& p) {
   return true;
 }
 
+// The cost of a run's slowest stage: its IPU's Execute cycles, or memory.
+int64_t Slowest(CostKind kind, const ProfileSummary& p) {
+  const std::vector<int64_t>& per_ipu =
+      kind == CostKind::kCycles ? p.ipu_execute_cycles : p.ipu_memory_bytes;
+  int64_t slowest = 0;
+  for (int64_t v : per_ipu) slowest = std::max(slowest, v);
+  return slowest;
+}
+
 int FloorLog2(int v) {
   int k = 0;
   while ((2 << k) <= v) ++k;
@@ -59,7 +69,7 @@ absl::Status AutoPipeline::Apply(GraphDef* graph, SignatureDef* signature) {
     const int n = 1 << k;
     if (num_nodes < n) {
       findings.push_back(absl::StrCat(n, " stages: the graph has only ", num_nodes,
-                                      " nodes to split"));
+                                      " nodes to split (lower min_ipu_quantity)"));
       break;
     }
     AutoPipelineTry attempt;
@@ -85,28 +95,45 @@ absl::Status AutoPipeline::Apply(GraphDef* graph, SignatureDef* signature) {
     }
     if (attempt.first_try_free_bytes < kVertexAllowanceBytes) {
       findings.push_back(absl::StrCat(n, " stages: ", attempt.first_try_free_bytes,
-                                      " bytes free on the IPUs after the first try"));
+                                      " bytes free on the IPUs after the first try, below ",
+                                      kVertexAllowanceBytes));
       tries_.push_back(std::move(attempt));
       continue;
     }
-    // 2. The split of the profiled costs.
-    attempt.node_costs = ComputeNodeCosts(first_profile, serving, kind);
-    ASSIGN_OR_RETURN(attempt.stage_sizes, exact ? ExactSplit(attempt.node_costs, n)
-                                                : GreedySplit(attempt.node_costs, n));
-    std::string file = absl::StrCat(base, ".pipeconf");
-    const std::vector<int64_t> memory = ComputeNodeCosts(first_profile, serving, CostKind::kMemory);
+    // 2. The split of the profiled costs, run and profiled, then split
+    // again with the costs that run measured (see auto_pipeline.h).
+    const auto split = [&](const std::vector<int64_t>& costs) {
+      return exact ? ExactSplit(costs, n) : GreedySplit(costs, n);
+    };
+    std::vector<int64_t> costs = ComputeNodeCosts(first_profile, serving, kind);
+    std::set<std::vector<int>> seen;
     PipelineSolution solution;
     ProfileSummary profile;
-    for (int move = 0;; ++move) {
-      ASSIGN_OR_RETURN(solution, MakeSolution(serving, StagesFromSizes(serving, attempt.stage_sizes),
-                                              Identity(n)));
-      ASSIGN_OR_RETURN(profile,
-                       ProfileSolution(*graph, *signature, serving, solution, context_,
-                                       move == 0 ? dir + "/split"
-                                                 : absl::StrCat(dir, "/tune-", move - 1)));
-      attempt.fits = Fits(profile);
-      if (attempt.fits || move >= config_.fine_tune_iter) break;
-      // 3. Move nodes off the stages that are out of memory.
+    int64_t best_slowest = -1;
+    for (int round = 0; round <= kRefinementRounds; ++round) {
+      ASSIGN_OR_RETURN(std::vector<int> sizes, split(costs));
+      if (!seen.insert(sizes).second) break;
+      ASSIGN_OR_RETURN(PipelineSolution candidate,
+                       MakeSolution(serving, StagesFromSizes(serving, sizes), Identity(n)));
+      ASSIGN_OR_RETURN(ProfileSummary measured,
+                       ProfileSolution(*graph, *signature, serving, candidate, context_,
+                                       absl::StrCat(dir, "/split-", round)));
+      const int64_t slowest = Slowest(kind, measured);
+      attempt.measured_slowest_per_round.push_back(slowest);
+      if (best_slowest < 0 || slowest < best_slowest) {
+        best_slowest = slowest;
+        solution = std::move(candidate);
+        profile = measured;
+        attempt.node_costs = costs;
+        attempt.stage_sizes = sizes;
+      }
+      costs = ComputeNodeCosts(measured, serving, kind);
+    }
+    // 3. Move nodes off the stages that are out of memory.
+    std::string file = absl::StrCat(base, ".pipeconf");
+    const std::vector<int64_t> memory = ComputeNodeCosts(profile, serving, CostKind::kMemory);
+    attempt.fits = Fits(profile);
+    for (int move = 0; !attempt.fits && move < config_.fine_tune_iter; ++move) {
       const std::vector<int> tuned = TuneIfOom(attempt.stage_sizes, memory,
                                                profile.ipu_memory_bytes,
                                                profile.ipu_capacity_bytes);
@@ -114,6 +141,10 @@ absl::Status AutoPipeline::Apply(GraphDef* graph, SignatureDef* signature) {
       attempt.stage_sizes = tuned;
       attempt.tuning_moves = move + 1;
       file = absl::StrCat(base, "_tune_", move, ".pipeconf");
+      ASSIGN_OR_RETURN(solution, MakeSolution(serving, StagesFromSizes(serving, tuned), Identity(n)));
+      ASSIGN_OR_RETURN(profile, ProfileSolution(*graph, *signature, serving, solution, context_,
+                                                absl::StrCat(dir, "/tune-", move)));
+      attempt.fits = Fits(profile);
     }
     attempt.predicted_stage_costs = StageCosts(attempt.node_costs, attempt.stage_sizes);
     attempt.measured_stage_cycles = profile.ipu_execute_cycles;
@@ -139,8 +170,8 @@ absl::Status AutoPipeline::Apply(GraphDef* graph, SignatureDef* signature) {
       findings.empty() ? std::string("No number of stages was tried: check min_ipu_quantity and "
                                      "max_ipu_quantity")
                        : absl::StrCat("Tried: ", absl::StrJoin(findings, "; "),
-                                      ". Allow more IPUs (max_ipu_quantity) or a smaller "
-                                      "batch_size")));
+                                      ". A model that does not fit needs more IPUs "
+                                      "(max_ipu_quantity) or a smaller batch_size.")));
 }
 
 }  // namespace saved_model_cli

@@ -15,7 +15,15 @@
 //     with priority "cycle", its memory with "memory". The nodes are cut
 //     into n contiguous stages by the exact split, which minimises the
 //     most expensive stage ("split": "greedy" selects the original's
-//     find_opt instead; split.h), and the split is run and profiled;
+//     find_opt instead; split.h), and the split is run and profiled.
+//     A node's cost depends on where its inputs come from (one whose
+//     input arrives from another IPU first rearranges it over its tiles,
+//     which the first try measured only at its own boundaries), so the
+//     costs that run measured are split again, up to kRefinementRounds
+//     times or until a split repeats; the split whose run had the
+//     cheapest slowest stage (measured, not predicted) is kept. Both
+//     split methods go through the same rounds. (Not in the original,
+//     which kept its first split.);
 //  3. when an IPU's memory is exceeded, up to fine_tune_iter tune-if-OOM
 //     moves (memory_tuning.h), each run and profiled again; a split that
 //     still does not fit tries the next n (the original kept it).
@@ -25,7 +33,8 @@
 // and applied to the graph (pipeline_solution.h). No n fits:
 // ResourceExhausted "(IPU-END) Can not find the optimal solution.", with
 // what each try found. Reports go to <profiling_root_dir>/
-// auto_pipeline_solver-<n>-b<batch_size>-<priority>/{first-try,split,tune-<i>}.
+// auto_pipeline_solver-<n>-b<batch_size>-<priority>/{first-try,split-<round>,
+// tune-<i>}.
 #ifndef TOOLS_IPU_SAVED_MODEL_CLI_CONVERT_PIPELINE_AUTO_PIPELINE_H_
 #define TOOLS_IPU_SAVED_MODEL_CLI_CONVERT_PIPELINE_AUTO_PIPELINE_H_
 
@@ -39,6 +48,9 @@
 
 namespace tensorflow_ipu {
 namespace saved_model_cli {
+
+// Re-splits with the costs measured on the previous split (step 2).
+inline constexpr int kRefinementRounds = 3;
 
 // The original's estimate of the memory vertices need beyond the profile.
 inline constexpr int64_t kVertexAllowanceBytes = 160'000'000;
@@ -57,6 +69,8 @@ struct AutoPipelineTry {
   std::vector<int64_t> predicted_stage_costs;
   std::vector<int64_t> measured_stage_cycles;
   std::vector<int64_t> measured_stage_memory;
+  // The slowest stage each split round measured (cycles or bytes).
+  std::vector<int64_t> measured_slowest_per_round;
   int tuning_moves = 0;
   bool fits = false;
 };
