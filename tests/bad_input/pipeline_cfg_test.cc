@@ -42,8 +42,7 @@ class BadPipelineCfgTest : public ::testing::Test {
     // The converters still work: a good solution loads and applies.
     Write("good.pipeconf", kGoodSolution);
     GraphDef graph;
-    absl::Status s =
-        Apply(R"({"converter": "load", "solution_path": "good.pipeconf"})", &graph);
+    absl::Status s = Apply(R"({"converter": "load", "solution_path": "good.pipeconf"})", &graph);
     ASSERT_TRUE(s.ok()) << s;
     for (const NodeDef& n : graph.node()) {
       if (n.name() == "neg") {
@@ -118,8 +117,8 @@ TEST_F(BadPipelineCfgTest, ConfigOfTheWrongType) {
 
 TEST_F(BadPipelineCfgTest, HugeNumbers) {
   GraphDef graph;
-  absl::Status s = Apply(R"({"converter": "auto", "max_ipu_quantity": 1180591620717411303424})",
-                         &graph);
+  absl::Status s =
+      Apply(R"({"converter": "auto", "max_ipu_quantity": 1180591620717411303424})", &graph);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(std::string(s.message()).find("'max_ipu_quantity' must be an integer"),
             std::string::npos)
@@ -134,8 +133,7 @@ TEST_F(BadPipelineCfgTest, HugeNumbers) {
   PipelineContext context = TwoIpus();
   context.batch_size = -5;
   s = Apply(R"({"converter": "auto"})", &graph, context);
-  EXPECT_NE(std::string(s.message()).find("batch_size must be at least 1"), std::string::npos)
-      << s;
+  EXPECT_NE(std::string(s.message()).find("batch_size must be at least 1"), std::string::npos) << s;
 }
 
 TEST_F(BadPipelineCfgTest, MissingSolutionFileAndADirectory) {
@@ -152,8 +150,8 @@ TEST_F(BadPipelineCfgTest, MissingSolutionFileAndADirectory) {
 }
 
 TEST_F(BadPipelineCfgTest, EmptyAndGarbageSolutionFiles) {
-  for (const std::string& bytes :
-       {std::string(), std::string("\xff\xfe\x00garbage", 10), std::string("{\"pipeline_mapping\":")}) {
+  for (const std::string& bytes : {std::string(), std::string("\xff\xfe\x00garbage", 10),
+                                   std::string("{\"pipeline_mapping\":")}) {
     absl::Status s = LoadSolution(bytes);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_NE(std::string(s.message()).find("s.pipeconf is not valid JSON"), std::string::npos)

@@ -26,7 +26,8 @@ std::map<std::string, int> StagesFromSizes(const ServingGraph& graph,
   return stages;
 }
 
-std::vector<int> Identity(int n) {
+// Stage s on IPU s.
+std::vector<int> OneIpuPerStage(int n) {
   std::vector<int> v(n);
   for (int i = 0; i < n; ++i) v[i] = i;
   return v;
@@ -74,9 +75,9 @@ absl::Status AutoPipeline::Apply(GraphDef* graph, SignatureDef* signature) {
     }
     AutoPipelineTry attempt;
     attempt.num_stages = n;
-    const std::string dir = ResolvePath(
-        context_, absl::StrCat(config_.profiling_root_dir, "/auto_pipeline_solver-", n, "-b",
-                               context_.batch_size, "-", config_.priority));
+    const std::string dir =
+        ResolvePath(context_, absl::StrCat(config_.profiling_root_dir, "/auto_pipeline_solver-", n,
+                                           "-b", context_.batch_size, "-", config_.priority));
     // 1. First try: equal node counts.
     const int chunk = num_nodes / n + 1;
     std::map<std::string, int> first;
@@ -86,10 +87,10 @@ absl::Status AutoPipeline::Apply(GraphDef* graph, SignatureDef* signature) {
       first_stages = i / chunk + 1;
     }
     ASSIGN_OR_RETURN(PipelineSolution first_solution,
-                     MakeSolution(serving, first, Identity(first_stages)));
-    ASSIGN_OR_RETURN(ProfileSummary first_profile,
-                     ProfileSolution(*graph, *signature, serving, first_solution, context_,
-                                     dir + "/first-try"));
+                     MakeSolution(serving, first, OneIpuPerStage(first_stages)));
+    ASSIGN_OR_RETURN(
+        ProfileSummary first_profile,
+        ProfileSolution(*graph, *signature, serving, first_solution, context_, dir + "/first-try"));
     for (int64_t used : first_profile.ipu_memory_bytes) {
       attempt.first_try_free_bytes += first_profile.ipu_capacity_bytes - used;
     }
@@ -114,7 +115,7 @@ absl::Status AutoPipeline::Apply(GraphDef* graph, SignatureDef* signature) {
       ASSIGN_OR_RETURN(std::vector<int> sizes, split(costs));
       if (!seen.insert(sizes).second) break;
       ASSIGN_OR_RETURN(PipelineSolution candidate,
-                       MakeSolution(serving, StagesFromSizes(serving, sizes), Identity(n)));
+                       MakeSolution(serving, StagesFromSizes(serving, sizes), OneIpuPerStage(n)));
       ASSIGN_OR_RETURN(ProfileSummary measured,
                        ProfileSolution(*graph, *signature, serving, candidate, context_,
                                        absl::StrCat(dir, "/split-", round)));
@@ -134,14 +135,14 @@ absl::Status AutoPipeline::Apply(GraphDef* graph, SignatureDef* signature) {
     const std::vector<int64_t> memory = ComputeNodeCosts(profile, serving, CostKind::kMemory);
     attempt.fits = Fits(profile);
     for (int move = 0; !attempt.fits && move < config_.fine_tune_iter; ++move) {
-      const std::vector<int> tuned = TuneIfOom(attempt.stage_sizes, memory,
-                                               profile.ipu_memory_bytes,
-                                               profile.ipu_capacity_bytes);
+      const std::vector<int> tuned = TuneIfOom(
+          attempt.stage_sizes, memory, profile.ipu_memory_bytes, profile.ipu_capacity_bytes);
       if (tuned == attempt.stage_sizes) break;
       attempt.stage_sizes = tuned;
       attempt.tuning_moves = move + 1;
       file = absl::StrCat(base, "_tune_", move, ".pipeconf");
-      ASSIGN_OR_RETURN(solution, MakeSolution(serving, StagesFromSizes(serving, tuned), Identity(n)));
+      ASSIGN_OR_RETURN(solution,
+                       MakeSolution(serving, StagesFromSizes(serving, tuned), OneIpuPerStage(n)));
       ASSIGN_OR_RETURN(profile, ProfileSolution(*graph, *signature, serving, solution, context_,
                                                 absl::StrCat(dir, "/tune-", move)));
       attempt.fits = Fits(profile);

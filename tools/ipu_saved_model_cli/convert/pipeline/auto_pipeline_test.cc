@@ -19,8 +19,8 @@ using pipeline_testing::FrozenModel;
 
 // 19 dense layers of different widths: the deep model of
 // docs/saved_model_cli.md.
-const std::vector<int> kDeepModel = {64, 128, 64, 256, 512, 256, 64, 32, 64, 128,
-                                     256, 128, 32, 16, 32, 64, 512, 64, 16, 8};
+const std::vector<int> kDeepModel = {64,  128, 64, 256, 512, 256, 64,  32, 64, 128,
+                                     256, 128, 32, 16,  32,  64,  512, 64, 16, 8};
 constexpr int kBatch = 4;
 
 class AutoPipelineTest : public ::testing::Test {
@@ -68,16 +68,15 @@ class AutoPipelineTest : public ::testing::Test {
 
   // The outputs of serving_default for a fixed x, the model saved to `name`
   // and loaded on `ipus` simulated IPUs (0: the host).
-  std::string Outputs(const GraphDef& graph, const SignatureDef& signature,
-                      const std::string& name, int ipus, int width = kDeepModel[0]) {
+  std::string Outputs(const GraphDef& graph, const SignatureDef& signature, const std::string& name,
+                      int ipus, int width = kDeepModel[0]) {
     const std::string path = dir_ + "/" + name;
     absl::Status s = pipeline_testing::SaveModel(path, graph, signature);
     EXPECT_TRUE(s.ok()) << s;
     std::vector<float> x(kBatch * width);
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 9) * 0.25f - 1.f;
     auto out = pipeline_testing::RunSavedModel(
-        path, ipus,
-        {{"x", Tensor::FromVector<float>(x, TensorShape({kBatch, width}))}});
+        path, ipus, {{"x", Tensor::FromVector<float>(x, TensorShape({kBatch, width}))}});
     EXPECT_TRUE(out.ok()) << out.status();
     return out.ok() ? out->at("y").DebugString() : "";
   }
@@ -126,8 +125,8 @@ TEST_F(AutoPipelineTest, ExactSplitBeatsGreedyOnADeepModel) {
   }
   const int64_t greedy = *std::max_element(measured[SplitMethod::kGreedy].begin(),
                                            measured[SplitMethod::kGreedy].end());
-  const int64_t exact = *std::max_element(measured[SplitMethod::kExact].begin(),
-                                          measured[SplitMethod::kExact].end());
+  const int64_t exact =
+      *std::max_element(measured[SplitMethod::kExact].begin(), measured[SplitMethod::kExact].end());
   EXPECT_LT(exact, greedy);
 
   const std::string original = Outputs(model.graph, model.signature, "original", 1);
@@ -149,7 +148,8 @@ TEST_F(AutoPipelineTest, DefaultsPickTwoStagesForASmallModel) {
   ASSERT_EQ(converter.tries().size(), 1u);
   EXPECT_EQ(converter.tries()[0].num_stages, 2);
   EXPECT_GT(converter.tries()[0].first_try_free_bytes, kVertexAllowanceBytes);
-  EXPECT_TRUE(std::filesystem::exists(dir_ + "/profiling/auto_pipeline_solver-2-b4-memory/first-try"));
+  EXPECT_TRUE(
+      std::filesystem::exists(dir_ + "/profiling/auto_pipeline_solver-2-b4-memory/first-try"));
   absl::StatusOr<ServingGraph> serving = ServingGraph::Make(graph, signature);
   ASSERT_TRUE(serving.ok()) << serving.status();
   absl::StatusOr<PipelineSolution> solution = ReadSolutionFile(converter.solution_path(), *serving);

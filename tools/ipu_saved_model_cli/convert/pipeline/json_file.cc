@@ -35,8 +35,8 @@ absl::StatusOr<nlohmann::json> ParseJson(const std::string& text, const std::str
   const bool ok = nlohmann::json::sax_parse(text, &sax, nlohmann::json::input_format_t::json,
                                             /*strict=*/true);
   if (!ok || sax.error_position() != std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " is not valid JSON (error at byte ",
-                                                   sax.error_position(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " is not valid JSON (error at byte ", sax.error_position(), ")"));
   }
   return result;
 }
@@ -70,13 +70,20 @@ absl::Status WriteJsonFile(const std::string& path, const nlohmann::json& value)
 
 std::string JsonTypeName(const nlohmann::json& value) {
   switch (value.type()) {
-    case nlohmann::json::value_t::null: return "null";
-    case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return "an array";
-    case nlohmann::json::value_t::string: return "a string";
-    case nlohmann::json::value_t::boolean: return "a boolean";
-    case nlohmann::json::value_t::number_float: return "a number with a fraction";
-    default: return "a number";
+    case nlohmann::json::value_t::null:
+      return "null";
+    case nlohmann::json::value_t::object:
+      return "an object";
+    case nlohmann::json::value_t::array:
+      return "an array";
+    case nlohmann::json::value_t::string:
+      return "a string";
+    case nlohmann::json::value_t::boolean:
+      return "a boolean";
+    case nlohmann::json::value_t::number_float:
+      return "a number with a fraction";
+    default:
+      return "a number";
   }
 }
 

@@ -4,9 +4,8 @@
 #ifndef TOOLS_IPU_SAVED_MODEL_CLI_CONVERT_PIPELINE_JSON_FILE_H_
 #define TOOLS_IPU_SAVED_MODEL_CLI_CONVERT_PIPELINE_JSON_FILE_H_
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "absl/status/statusor.h"
 

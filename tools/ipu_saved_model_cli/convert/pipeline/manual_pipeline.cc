@@ -17,9 +17,9 @@ absl::StatusOr<std::map<std::string, int>> MatchStages(
       try {
         compiled[s].emplace_back(r, std::regex::ECMAScript);
       } catch (const std::regex_error& e) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "regular expression \"", r, "\" of pipeline stage ", s,
-            " in manual_pipeline_config is not valid: ", e.what()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("regular expression \"", r, "\" of pipeline stage ", s,
+                         " in manual_pipeline_config is not valid: ", e.what()));
       }
     }
   }
@@ -37,7 +37,8 @@ absl::StatusOr<std::map<std::string, int>> MatchStages(
     }
     if (stage < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "The node `", node, "` is not fully set with `pipeline_stage`: no regular expression "
+          "The node `", node,
+          "` is not fully set with `pipeline_stage`: no regular expression "
           "of manual_pipeline_config matches it (they match at the start of the name, like "
           "Python's re.match)"));
     }
@@ -47,9 +48,10 @@ absl::StatusOr<std::map<std::string, int>> MatchStages(
   for (const auto& [node, stage] : stages) used[stage] = true;
   for (size_t s = 0; s < used.size(); ++s) {
     if (!used[s]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "pipeline stage ", s, " of manual_pipeline_config has no node: its regular "
-          "expressions match none, or only nodes that a later stage's match too"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("pipeline stage ", s,
+                       " of manual_pipeline_config has no node: its regular "
+                       "expressions match none, or only nodes that a later stage's match too"));
     }
   }
   return stages;
@@ -58,16 +60,14 @@ absl::StatusOr<std::map<std::string, int>> MatchStages(
 absl::Status ManualPipeline::Apply(GraphDef* graph, SignatureDef* signature) {
   ASSIGN_OR_RETURN(ServingGraph serving, ServingGraph::Make(*graph, *signature));
   ASSIGN_OR_RETURN(auto stages, MatchStages(serving, config_.manual_pipeline_config));
-  ASSIGN_OR_RETURN(PipelineSolution solution,
-                   MakeSolution(serving, stages, config_.device_info));
+  ASSIGN_OR_RETURN(PipelineSolution solution, MakeSolution(serving, stages, config_.device_info));
   RETURN_IF_ERROR(CheckDevicesFit(solution, context_.num_ipus, "manual_pipeline_config"));
-  const std::string path =
-      ResolvePath(context_, config_.solution_dir + "/manual.pipeconfig");
+  const std::string path = ResolvePath(context_, config_.solution_dir + "/manual.pipeconfig");
   RETURN_IF_ERROR(WriteSolutionFile(path, solution));
   if (config_.profiling_enable) {
-    const std::string report_dir = ResolvePath(
-        context_, absl::StrCat(config_.profiling_root_dir, "/manual_pipeline-",
-                               IpusNeeded(solution), "-b", context_.batch_size));
+    const std::string report_dir =
+        ResolvePath(context_, absl::StrCat(config_.profiling_root_dir, "/manual_pipeline-",
+                                           IpusNeeded(solution), "-b", context_.batch_size));
     RETURN_IF_ERROR(
         ProfileSolution(*graph, *signature, serving, solution, context_, report_dir).status());
   }

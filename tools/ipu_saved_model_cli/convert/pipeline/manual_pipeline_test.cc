@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "gtest/gtest.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
 #include "tensorflow_ipu/core/ipu_attrs.h"
 #include "tensorflow_ipu/ipu/ipu_system.h"
 #include "tools/ipu_saved_model_cli/convert/pipeline/pipeline_converter.h"
@@ -144,11 +144,12 @@ TEST_F(ManualPipelineTest, BadRegexesDevicesAndOrders) {
                                "device_info": [0]})",
                            &graph);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(s.message()).rfind(
-                "regular expression \"dense_(0\" of pipeline stage 0 in manual_pipeline_config "
-                "is not valid: ",
-                0),
-            0u)
+  EXPECT_EQ(
+      std::string(s.message())
+          .rfind("regular expression \"dense_(0\" of pipeline stage 0 in manual_pipeline_config "
+                 "is not valid: ",
+                 0),
+      0u)
       << s;
   s = Convert(R"({"converter": "manual", "manual_pipeline_config": [["^dense_0/"], ["^dense_[12]"]],
                   "device_info": [0, 2]})",
@@ -156,9 +157,10 @@ TEST_F(ManualPipelineTest, BadRegexesDevicesAndOrders) {
   EXPECT_EQ(std::string(s.message()),
             "pipeline stage 1 of manual_pipeline_config runs on IPU 2, but num_ipus is 2; "
             "convert with --num_ipus 3 or map the stage to a lower IPU");
-  s = Convert(R"({"converter": "manual", "manual_pipeline_config": [["^dense_[12]/"], ["^dense_0/"]],
+  s = Convert(
+      R"({"converter": "manual", "manual_pipeline_config": [["^dense_[12]/"], ["^dense_0/"]],
                   "device_info": [0, 1]})",
-              &graph);
+      &graph);
   EXPECT_EQ(std::string(s.message()),
             "The pipeline stages of the pipeline solution are not in topology order: node "
             "'dense_1/MatMul' (stage 0) reads 'dense_0/Relu' (stage 1); a stage may read only "
@@ -183,11 +185,13 @@ TEST_F(ManualPipelineTest, FactoryRefusesABadContext) {
   absl::Status s =
       MakePipelineConverter(nlohmann::json::parse(R"({"converter": "auto"})"), context).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(s.message()), "num_ipus should be an integer, and greater than 0 (it is 0).");
+  EXPECT_EQ(std::string(s.message()),
+            "num_ipus should be an integer, and greater than 0 (it is 0).");
   context.num_ipus = 1;
   context.batch_size = 0;
   s = MakePipelineConverter(nlohmann::json::parse(R"({"converter": "auto"})"), context).status();
-  EXPECT_EQ(std::string(s.message()), "batch_size must be at least 1 to profile a pipeline (it is 0)");
+  EXPECT_EQ(std::string(s.message()),
+            "batch_size must be at least 1 to profile a pipeline (it is 0)");
   context.batch_size = 1;
   context.batch_per_step = -1;
   s = MakePipelineConverter(nlohmann::json::parse(R"({"converter": "auto"})"), context).status();

@@ -24,10 +24,9 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
 #include "tools/ipu_saved_model_cli/convert/pipeline/serving_graph.h"

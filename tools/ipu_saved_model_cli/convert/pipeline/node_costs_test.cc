@@ -13,9 +13,22 @@ using ::testing::ElementsAre;
 // x -> a/MatMul(x, w) -> b/Relu -> c/Relu -> d/Neg -> y; w is 2x3 floats.
 constexpr char kGraph[] = R"pb(
   node { name: "x" op: "Placeholder" }
-  node { name: "w" op: "Const"
-         attr { key: "value" value { tensor { dtype: DT_FLOAT
-           tensor_shape { dim { size: 2 } dim { size: 3 } } } } } }
+  node {
+    name: "w"
+    op: "Const"
+    attr {
+      key: "value"
+      value {
+        tensor {
+          dtype: DT_FLOAT
+          tensor_shape {
+            dim { size: 2 }
+            dim { size: 3 }
+          }
+        }
+      }
+    }
+  }
   node { name: "w/read" op: "Identity" input: "w" }
   node { name: "a/MatMul" op: "MatMul" input: "x" input: "w/read" }
   node { name: "b/Relu" op: "Relu" input: "a/MatMul" }
@@ -65,7 +78,8 @@ TEST_F(NodeCostsTest, StepsBelongToTheLongestNodeNamePrefix) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->node_cycles,
             (std::map<std::string, int64_t>{{"a/MatMul", 750}, {"b/Relu", 200}, {"d/Neg", 90}}));
-  EXPECT_EQ(p->node_vertex_bytes, (std::map<std::string, int64_t>{{"a/MatMul", 80}, {"b/Relu", 8}}));
+  EXPECT_EQ(p->node_vertex_bytes,
+            (std::map<std::string, int64_t>{{"a/MatMul", 80}, {"b/Relu", 8}}));
   // Execute steps on one IPU only: no copy, no stream.
   EXPECT_THAT(p->ipu_execute_cycles, ElementsAre(950, 90));
   EXPECT_THAT(p->ipu_memory_bytes, ElementsAre(150, 7));
@@ -92,11 +106,10 @@ TEST_F(NodeCostsTest, BadProfilesNameTheField) {
                         *serving_)
           .status();
   EXPECT_EQ(s.message(), "profile.json: target has no integer field 'bytesPerTile'");
-  s = SummarizeProfiles(
-          {nlohmann::json::parse(
-              R"({"target": {"numIPUs": 1, "tilesPerIPU": 1, "bytesPerTile": 1},
+  s = SummarizeProfiles({nlohmann::json::parse(
+                            R"({"target": {"numIPUs": 1, "tilesPerIPU": 1, "bytesPerTile": 1},
                   "steps": [{"kind": "Execute", "name": 5, "totalCycles": "many"}]})")},
-          *serving_)
+                        *serving_)
           .status();
   EXPECT_EQ(s.message(), "profile.json: a step has no integer field 'totalCycles'");
 }

@@ -13,9 +13,9 @@ absl::Status PipelineConfLoader::Apply(GraphDef* graph, SignatureDef* signature)
   RETURN_IF_ERROR(
       CheckDevicesFit(solution, context_.num_ipus, absl::StrCat("solution file ", path)));
   if (config_.profiling_enable) {
-    const std::string report_dir = ResolvePath(
-        context_, absl::StrCat(config_.profiling_root_dir, "/pipeline_loader-",
-                               IpusNeeded(solution), "-b", context_.batch_size));
+    const std::string report_dir =
+        ResolvePath(context_, absl::StrCat(config_.profiling_root_dir, "/pipeline_loader-",
+                                           IpusNeeded(solution), "-b", context_.batch_size));
     RETURN_IF_ERROR(
         ProfileSolution(*graph, *signature, serving, solution, context_, report_dir).status());
   }

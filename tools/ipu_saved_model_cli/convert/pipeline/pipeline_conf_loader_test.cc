@@ -89,8 +89,8 @@ TEST_F(PipelineConfLoaderTest, AppliesAFileRelativeToTheWorkingDirectory) {
 
 TEST_F(PipelineConfLoaderTest, ErrorsLeaveTheGraphUnchanged) {
   GraphDef graph;
-  absl::Status s = Load(R"({"converter": "load", "solution_path": "solution/missing.pipeconf"})",
-                        &graph);
+  absl::Status s =
+      Load(R"({"converter": "load", "solution_path": "solution/missing.pipeconf"})", &graph);
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(std::string(s.message()),
             "solution file " + dir_ + "/solution/missing.pipeconf is not a readable file");

@@ -1,8 +1,6 @@
 #include "tools/ipu_saved_model_cli/convert/pipeline/pipeline_config.h"
 
 #include <algorithm>
-#include <limits>
-#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -15,9 +13,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string Dump(const Json& v) {
-  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+std::string Dump(const Json& v) { return v.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 absl::Status TypeError(const std::string& key, const std::string& want, const Json& v) {
   return absl::InvalidArgumentError(absl::StrCat("pipeline_cfg key '", key, "' must be ", want,
@@ -28,9 +24,9 @@ absl::Status CheckKeys(const Json& cfg, const std::string& converter,
                        const std::vector<std::string>& known) {
   for (const auto& [key, value] : cfg.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Unknown keyword ", key, " in pipeline_cfg for the ", converter,
-          " converter; its keywords are ", absl::StrJoin(known, ", "), "."));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Unknown keyword ", key, " in pipeline_cfg for the ", converter,
+                       " converter; its keywords are ", absl::StrJoin(known, ", "), "."));
     }
   }
   return absl::OkStatus();
@@ -38,9 +34,8 @@ absl::Status CheckKeys(const Json& cfg, const std::string& converter,
 
 absl::Status Require(const Json& cfg, const std::string& converter, const std::string& key) {
   if (cfg.contains(key)) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("The `", key, "` argument is required in `pipeline_cfg` for the ", converter,
-                   " converter."));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "The `", key, "` argument is required in `pipeline_cfg` for the ", converter, " converter."));
 }
 
 absl::Status GetBool(const Json& cfg, const std::string& key, bool* out) {
@@ -77,26 +72,26 @@ absl::Status GetInt(const Json& cfg, const std::string& key, int lo, int hi, int
   if (it == cfg.end()) return absl::OkStatus();
   if (!it->is_number_integer()) return TypeError(key, "an integer", *it);
   if (!IntInRange(*it, lo, hi, out)) {
-    return absl::InvalidArgumentError(absl::StrCat("pipeline_cfg key '", key, "' must be from ",
-                                                   lo, " to ", hi, ", not ", Dump(*it)));
+    return absl::InvalidArgumentError(absl::StrCat("pipeline_cfg key '", key, "' must be from ", lo,
+                                                   " to ", hi, ", not ", Dump(*it)));
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<AutoPipelineConfig> ParseAuto(const Json& cfg) {
-  RETURN_IF_ERROR(CheckKeys(cfg, "auto",
-                            {"converter", "fine_tune_iter", "ipu_model", "max_ipu_quantity",
-                             "min_ipu_quantity", "priority", "profiling_root_dir",
-                             "solution_dir", "split"}));
+  RETURN_IF_ERROR(
+      CheckKeys(cfg, "auto",
+                {"converter", "fine_tune_iter", "ipu_model", "max_ipu_quantity", "min_ipu_quantity",
+                 "priority", "profiling_root_dir", "solution_dir", "split"}));
   AutoPipelineConfig c;
   RETURN_IF_ERROR(GetInt(cfg, "fine_tune_iter", 0, 1000, &c.fine_tune_iter));
   RETURN_IF_ERROR(GetBool(cfg, "ipu_model", &c.ipu_model));
   RETURN_IF_ERROR(GetInt(cfg, "max_ipu_quantity", 1, 1024, &c.max_ipu_quantity));
   RETURN_IF_ERROR(GetInt(cfg, "min_ipu_quantity", 1, 1024, &c.min_ipu_quantity));
   if (c.min_ipu_quantity > c.max_ipu_quantity) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "pipeline_cfg: min_ipu_quantity (", c.min_ipu_quantity,
-        ") must not be greater than max_ipu_quantity (", c.max_ipu_quantity, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("pipeline_cfg: min_ipu_quantity (", c.min_ipu_quantity,
+                     ") must not be greater than max_ipu_quantity (", c.max_ipu_quantity, ")"));
   }
   if (c.max_ipu_quantity < 2) {
     return absl::InvalidArgumentError(
@@ -112,9 +107,8 @@ absl::StatusOr<AutoPipelineConfig> ParseAuto(const Json& cfg) {
   std::string split = "exact";
   RETURN_IF_ERROR(GetString(cfg, "split", &split));
   if (split != "exact" && split != "greedy") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("pipeline_cfg key 'split' must be \"exact\" or \"greedy\", not \"", split,
-                     "\""));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "pipeline_cfg key 'split' must be \"exact\" or \"greedy\", not \"", split, "\""));
   }
   c.split = split == "exact" ? SplitMethod::kExact : SplitMethod::kGreedy;
   return c;
@@ -151,10 +145,10 @@ absl::StatusOr<ManualPipelineConfig> ParseManual(const Json& cfg) {
     c.device_info.push_back(ipu);
   }
   if (c.device_info.size() != c.manual_pipeline_config.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "The length of the device info given (", c.device_info.size(),
-        ") must be equal to the number of pipeline stages (", c.manual_pipeline_config.size(),
-        ")."));
+    return absl::InvalidArgumentError(
+        absl::StrCat("The length of the device info given (", c.device_info.size(),
+                     ") must be equal to the number of pipeline stages (",
+                     c.manual_pipeline_config.size(), ")."));
   }
   RETURN_IF_ERROR(GetBool(cfg, "ipu_model", &c.ipu_model));
   RETURN_IF_ERROR(GetString(cfg, "profiling_root_dir", &c.profiling_root_dir));
@@ -165,8 +159,8 @@ absl::StatusOr<ManualPipelineConfig> ParseManual(const Json& cfg) {
 
 absl::StatusOr<LoadPipelineConfig> ParseLoad(const Json& cfg) {
   RETURN_IF_ERROR(CheckKeys(
-      cfg, "load", {"converter", "solution_path", "ipu_model", "profiling_root_dir",
-                    "profiling_enable"}));
+      cfg, "load",
+      {"converter", "solution_path", "ipu_model", "profiling_root_dir", "profiling_enable"}));
   RETURN_IF_ERROR(Require(cfg, "load", "solution_path"));
   LoadPipelineConfig c;
   RETURN_IF_ERROR(GetString(cfg, "solution_path", &c.solution_path));
@@ -180,9 +174,9 @@ absl::StatusOr<LoadPipelineConfig> ParseLoad(const Json& cfg) {
 
 absl::StatusOr<PipelineConfig> ParsePipelineConfig(const nlohmann::json& cfg) {
   if (!cfg.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "pipeline_cfg must be a JSON object such as {\"converter\": \"auto\"}, not ",
-        JsonTypeName(cfg)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("pipeline_cfg must be a JSON object such as {\"converter\": \"auto\"}, not ",
+                     JsonTypeName(cfg)));
   }
   auto converter = cfg.find("converter");
   if (converter == cfg.end()) {
@@ -202,9 +196,9 @@ absl::StatusOr<PipelineConfig> ParsePipelineConfig(const nlohmann::json& cfg) {
     c.converter = PipelineConverterKind::kLoad;
     ASSIGN_OR_RETURN(c.load, ParseLoad(cfg));
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "pipeline_cfg key 'converter' must be \"auto\", \"manual\" or \"load\", not ",
-        Dump(*converter)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("pipeline_cfg key 'converter' must be \"auto\", \"manual\" or \"load\", not ",
+                     Dump(*converter)));
   }
   return c;
 }

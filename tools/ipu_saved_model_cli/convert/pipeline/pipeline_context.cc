@@ -34,8 +34,7 @@ absl::Status CheckDevicesFit(const PipelineSolution& solution, int num_ipus,
   return absl::OkStatus();
 }
 
-absl::StatusOr<ProfileSummary> ProfileSolution(const GraphDef& graph,
-                                               const SignatureDef& signature,
+absl::StatusOr<ProfileSummary> ProfileSolution(const GraphDef& graph, const SignatureDef& signature,
                                                const ServingGraph& serving,
                                                const PipelineSolution& solution,
                                                const PipelineContext& context,

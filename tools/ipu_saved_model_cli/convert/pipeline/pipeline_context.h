@@ -41,8 +41,7 @@ int IpusNeeded(const PipelineSolution& solution);
 // Applies `solution` to a copy of `graph`, runs it once on the simulator
 // with IpusNeeded(solution) IPUs and reports into `report_dir`, and
 // summarises the profile.
-absl::StatusOr<ProfileSummary> ProfileSolution(const GraphDef& graph,
-                                               const SignatureDef& signature,
+absl::StatusOr<ProfileSummary> ProfileSolution(const GraphDef& graph, const SignatureDef& signature,
                                                const ServingGraph& serving,
                                                const PipelineSolution& solution,
                                                const PipelineContext& context,

@@ -10,17 +10,15 @@
 namespace tensorflow_ipu {
 namespace saved_model_cli {
 
-absl::StatusOr<std::unique_ptr<Converter>> MakePipelineConverter(
-    const nlohmann::json& pipeline_cfg, const PipelineContext& context) {
+absl::StatusOr<std::unique_ptr<Converter>> MakePipelineConverter(const nlohmann::json& pipeline_cfg,
+                                                                 const PipelineContext& context) {
   if (context.num_ipus < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("num_ipus should be an integer, and greater than 0 (it is ",
-                     context.num_ipus, ")."));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "num_ipus should be an integer, and greater than 0 (it is ", context.num_ipus, ")."));
   }
   if (context.batch_size < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("batch_size must be at least 1 to profile a pipeline (it is ",
-                     context.batch_size, ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "batch_size must be at least 1 to profile a pipeline (it is ", context.batch_size, ")"));
   }
   if (context.batch_per_step < 0) {
     return absl::InvalidArgumentError(

@@ -13,7 +13,6 @@
 #define TOOLS_IPU_SAVED_MODEL_CLI_CONVERT_PIPELINE_PIPELINE_CONVERTER_H_
 
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
@@ -23,8 +22,8 @@
 namespace tensorflow_ipu {
 namespace saved_model_cli {
 
-absl::StatusOr<std::unique_ptr<Converter>> MakePipelineConverter(
-    const nlohmann::json& pipeline_cfg, const PipelineContext& context);
+absl::StatusOr<std::unique_ptr<Converter>> MakePipelineConverter(const nlohmann::json& pipeline_cfg,
+                                                                 const PipelineContext& context);
 
 }  // namespace saved_model_cli
 }  // namespace tensorflow_ipu

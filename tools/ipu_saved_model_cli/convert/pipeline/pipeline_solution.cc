@@ -39,8 +39,8 @@ absl::Status ValidateSolution(const ServingGraph& graph, const PipelineSolution&
   int max_stage = -1;
   for (const auto& [node, stage] : solution.pipeline_mapping) {
     if (!graph.Has(node)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "node '", node, "' of pipeline_mapping in ", source, " is not in the graph"));
+      return absl::InvalidArgumentError(absl::StrCat("node '", node, "' of pipeline_mapping in ",
+                                                     source, " is not in the graph"));
     }
     max_stage = std::max(max_stage, stage);
   }
@@ -61,9 +61,9 @@ absl::Status ValidateSolution(const ServingGraph& graph, const PipelineSolution&
     }
   }
   if (static_cast<int>(solution.device_mapping.size()) != max_stage + 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "The length of the device info given (", solution.device_mapping.size(),
-        ") must be equal to the number of pipeline stages (", max_stage + 1, ")."));
+    return absl::InvalidArgumentError(
+        absl::StrCat("The length of the device info given (", solution.device_mapping.size(),
+                     ") must be equal to the number of pipeline stages (", max_stage + 1, ")."));
   }
   for (const std::string& node : graph.order()) {
     auto own = solution.pipeline_mapping.find(node);
@@ -90,6 +90,19 @@ absl::StatusOr<PipelineSolution> MakeSolution(const ServingGraph& graph,
                                               std::vector<int> device_mapping) {
   PipelineSolution solution;
   solution.pipeline_mapping = graph.CompleteStages(compute_stages);
+  // The file lists every node, as the original's does: a signature input
+  // (streamed from the host, so it has no stage of its own to run in) is
+  // listed with the first stage that reads it.
+  for (const std::string& input : graph.signature_inputs()) {
+    int stage = -1;
+    for (const std::string& reader : graph.consumers(input)) {
+      auto it = solution.pipeline_mapping.find(reader);
+      if (it != solution.pipeline_mapping.end() && (stage < 0 || it->second < stage)) {
+        stage = it->second;
+      }
+    }
+    if (graph.Has(input)) solution.pipeline_mapping[input] = std::max(stage, 0);
+  }
   solution.device_mapping = std::move(device_mapping);
   RETURN_IF_ERROR(ValidateSolution(graph, solution, "the pipeline solution"));
   return solution;
@@ -112,9 +125,9 @@ absl::StatusOr<PipelineSolution> SolutionFromJson(const nlohmann::json& json,
   }
   for (const auto& [key, value] : json.items()) {
     if (key != kPipelineMappingKey && key != kDeviceMappingKey) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Unknown key '", key, "' in ", source,
-          "; a solution has the keys pipeline_mapping and device_mapping"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Unknown key '", key, "' in ", source,
+                       "; a solution has the keys pipeline_mapping and device_mapping"));
     }
   }
   auto mapping = json.find(kPipelineMappingKey);
@@ -147,9 +160,9 @@ absl::StatusOr<PipelineSolution> SolutionFromJson(const nlohmann::json& json,
     for (int s = 0; s <= max_stage; ++s) solution.device_mapping.push_back(s);
   } else {
     if (!devices->is_array()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "device_mapping in ", source, " must be an array (the IPU of each stage), not ",
-          JsonTypeName(*devices)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("device_mapping in ", source,
+                       " must be an array (the IPU of each stage), not ", JsonTypeName(*devices)));
     }
     for (size_t i = 0; i < devices->size(); ++i) {
       int ipu = 0;

@@ -30,10 +30,9 @@
 #define TOOLS_IPU_SAVED_MODEL_CLI_CONVERT_PIPELINE_PIPELINE_SOLUTION_H_
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
 #include "tensorflow_ipu/saved_model/proto/saved_model.pb.h"
@@ -43,7 +42,8 @@ namespace tensorflow_ipu {
 namespace saved_model_cli {
 
 struct PipelineSolution {
-  // Every node but the signature inputs -> its stage.
+  // Every node -> its stage (a signature input: the first stage reading
+  // it; it runs on the host, so the stage is informative only).
   std::map<std::string, int> pipeline_mapping;
   // The IPU of each stage.
   std::vector<int> device_mapping;
@@ -53,7 +53,8 @@ struct PipelineSolution {
 
 // A solution from the stages of the compute nodes (every node of
 // graph.compute_order() must have one): pass-through nodes get their
-// consumer's stage. Then ValidateSolution.
+// consumer's stage, signature inputs the first stage that reads them. Then
+// ValidateSolution.
 absl::StatusOr<PipelineSolution> MakeSolution(const ServingGraph& graph,
                                               const std::map<std::string, int>& compute_stages,
                                               std::vector<int> device_mapping);

@@ -4,8 +4,8 @@
 #include <fstream>
 
 #include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/graph_def_io.h"
 #include "tensorflow_ipu/core/ipu_attrs.h"
@@ -59,7 +59,7 @@ TEST_F(PipelineSolutionTest, WriterListsEveryNodeAndPassThroughNodesFollowConsum
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(SolutionToJson(*s).dump(),
             R"({"device_mapping":[1,0],"pipeline_mapping":{"add":1,"b":1,"b/read":1,"mul":0,)"
-            R"("relu":1,"w":0,"y":1}})");
+            R"("relu":1,"w":0,"x":0,"y":1}})");
   const std::string path = ::testing::TempDir() + "/solution_roundtrip/s.pipeconf";
   std::filesystem::remove_all(::testing::TempDir() + "/solution_roundtrip");
   ASSERT_TRUE(WriteSolutionFile(path, *s).ok());
@@ -128,8 +128,9 @@ TEST_F(PipelineSolutionTest, ReaderRules) {
   EXPECT_EQ(message("[1]"),
             "solution file s.json must hold a JSON object with pipeline_mapping and "
             "device_mapping, not an array");
-  EXPECT_EQ(message("{\"pipeline_mapping\": "), "solution file s.json is not valid JSON (error at "
-                                                "byte 22)");
+  EXPECT_EQ(message("{\"pipeline_mapping\": "),
+            "solution file s.json is not valid JSON (error at "
+            "byte 22)");
 }
 
 TEST_F(PipelineSolutionTest, MissingFileIsNotFound) {

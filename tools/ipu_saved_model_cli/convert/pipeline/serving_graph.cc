@@ -35,8 +35,8 @@ absl::StatusOr<ServingGraph> ServingGraph::Make(const GraphDef& graph,
     for (const std::string& input : n.input()) {
       const std::string producer = InputNodeName(input);
       if (g.index_.count(producer) == 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "node '", n.name(), "' reads '", input, "', which is not in the graph"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("node '", n.name(), "' reads '", input, "', which is not in the graph"));
       }
       if (std::find(ins.begin(), ins.end(), producer) != ins.end()) continue;
       ins.push_back(producer);
@@ -47,7 +47,8 @@ absl::StatusOr<ServingGraph> ServingGraph::Make(const GraphDef& graph,
   // depend only on the graph.
   std::map<std::string, std::vector<int>> readers;
   for (int i = 0; i < graph.node_size(); ++i) {
-    for (const std::string& producer : g.inputs_[graph.node(i).name()]) readers[producer].push_back(i);
+    for (const std::string& producer : g.inputs_[graph.node(i).name()])
+      readers[producer].push_back(i);
   }
   std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
   for (int i = 0; i < graph.node_size(); ++i) {
@@ -70,7 +71,8 @@ absl::StatusOr<ServingGraph> ServingGraph::Make(const GraphDef& graph,
       }
     }
   }
-  for (const auto& [key, info] : signature.inputs()) g.signature_inputs_.insert(InputNodeName(info.name()));
+  for (const auto& [key, info] : signature.inputs())
+    g.signature_inputs_.insert(InputNodeName(info.name()));
   for (const std::string& name : g.order_) {
     for (const std::string& producer : g.inputs_[name]) g.consumers_[producer].push_back(name);
     if (g.signature_inputs_.count(name) > 0) continue;

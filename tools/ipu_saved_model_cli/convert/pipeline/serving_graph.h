@@ -34,8 +34,7 @@ class ServingGraph {
  public:
   // InvalidArgument naming the node for an input that is not in the graph
   // or a cycle; the order is Kahn's, taking ready nodes in the graph's order.
-  static absl::StatusOr<ServingGraph> Make(const GraphDef& graph,
-                                           const SignatureDef& signature);
+  static absl::StatusOr<ServingGraph> Make(const GraphDef& graph, const SignatureDef& signature);
 
   // Every node, inputs first.
   const std::vector<std::string>& order() const { return order_; }

@@ -50,8 +50,8 @@ absl::StatusOr<std::map<std::string, Tensor>> ZeroInputs(const GraphDef& graph,
   for (const auto& [key, info] : signature.inputs()) {
     auto it = nodes.find(InputNodeName(info.name()));
     if (it == nodes.end() || it->second->op() != "Placeholder") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "signature input '", key, "' (", info.name(), ") is not a Placeholder of the graph"));
+      return absl::InvalidArgumentError(absl::StrCat("signature input '", key, "' (", info.name(),
+                                                     ") is not a Placeholder of the graph"));
     }
     ASSIGN_OR_RETURN(DataType dtype, GetNodeAttr<DataType>(*it->second, "dtype"));
     TensorShape shape = TensorShape::Unknown();
@@ -82,8 +82,8 @@ absl::StatusOr<SimulatedRun> RunOnSimulator(const GraphDef& graph, const Signatu
   std::filesystem::remove_all(options.report_dir, ec);
   std::filesystem::create_directories(options.report_dir, ec);
   if (ec) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "cannot create the profiling directory ", options.report_dir, ": ", ec.message()));
+    return absl::PermissionDeniedError(absl::StrCat("cannot create the profiling directory ",
+                                                    options.report_dir, ": ", ec.message()));
   }
   const std::string report_dir = std::filesystem::absolute(options.report_dir).string();
   SimulatedRun run;
@@ -119,9 +119,9 @@ absl::StatusOr<SimulatedRun> RunOnSimulator(const GraphDef& graph, const Signatu
     run.profiles.push_back(std::move(profile));
   }
   if (run.profiles.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the run on the simulated IPU wrote no profile into ", report_dir,
-        ": no node of the graph ran on an IPU"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("the run on the simulated IPU wrote no profile into ", report_dir,
+                     ": no node of the graph ran on an IPU"));
   }
   return run;
 }

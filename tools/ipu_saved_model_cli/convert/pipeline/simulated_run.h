@@ -18,10 +18,9 @@
 #define TOOLS_IPU_SAVED_MODEL_CLI_CONVERT_PIPELINE_SIMULATED_RUN_H_
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
 #include "tensorflow_ipu/core/tensor.h"
@@ -42,7 +41,7 @@ struct SimulatedRunOptions {
 };
 
 struct SimulatedRun {
-  std::vector<nlohmann::json> profiles;  // profile.json of each cluster
+  std::vector<nlohmann::json> profiles;   // profile.json of each cluster
   std::map<std::string, Tensor> outputs;  // by signature output key
 };
 

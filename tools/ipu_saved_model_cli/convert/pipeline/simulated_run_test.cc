@@ -121,7 +121,8 @@ TEST_F(SimulatedRunTest, ZeroInputsNameABadInput) {
   (*bad.mutable_inputs())["z"].set_name("dense_0/MatMul:0");
   absl::Status s = ZeroInputs(graph_, bad, 4).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), "signature input 'z' (dense_0/MatMul:0) is not a Placeholder of the graph");
+  EXPECT_EQ(s.message(),
+            "signature input 'z' (dense_0/MatMul:0) is not a Placeholder of the graph");
 }
 
 }  // namespace

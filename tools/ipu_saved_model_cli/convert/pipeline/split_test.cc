@@ -35,10 +35,10 @@ TEST(GreedySplitTest, ReproducesTheOriginalsChoices) {
   // g=2, mean 10: i=4 scores 0-4 = -4, i=5 (14-10)^2-5 = 11.
   EXPECT_THAT(Greedy({1, 2, 3, 4, 4, 3, 2, 1}, 2), ElementsAre(4, 4));
   EXPECT_THAT(Greedy({840, 570, 314, 294, 483, 828, 607, 139, 236, 440}, 2), ElementsAre(5, 5));
-  EXPECT_THAT(Greedy({1000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1200, 1, 1, 1, 1, 1, 1, 34, 56, 74,
-                      39, 26, 49},
-                     4),
-              ElementsAre(11, 1, 9, 3));
+  EXPECT_THAT(
+      Greedy({1000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1200, 1, 1, 1, 1, 1, 1, 34, 56, 74, 39, 26, 49},
+             4),
+      ElementsAre(11, 1, 9, 3));
   EXPECT_THAT(Greedy({1, 1, 2, 4, 90, 0, 45, 45}, 4), ElementsAre(4, 2, 1, 1));
   EXPECT_THAT(Greedy({1, 2, 3, 4, 5, 6, 90, 110, 100, 120, 100, 100, 100, 100}, 8),
               ElementsAre(7, 1, 1, 1, 1, 1, 1, 1));

@@ -29,8 +29,8 @@ absl::Status SaveModel(const std::string& export_dir, const GraphDef& graph,
   std::unique_ptr<Session> session = NewSession();
   RETURN_IF_ERROR(session->Create(graph));
   SavedModelBuilder builder(export_dir);
-  RETURN_IF_ERROR(builder.AddMetaGraphAndVariables(
-      session.get(), graph, {"serve"}, {{kDefaultServingSignatureDefKey, signature}}));
+  RETURN_IF_ERROR(builder.AddMetaGraphAndVariables(session.get(), graph, {"serve"},
+                                                   {{kDefaultServingSignatureDefKey, signature}}));
   return builder.Save();
 }
 

@@ -39,8 +39,7 @@ absl::Status WriteDenseModel(const std::string& export_dir, const std::vector<in
   ASSIGN_OR_RETURN(GraphDef graph, root.ToGraphDef());
   std::unique_ptr<Session> session = NewSession();
   RETURN_IF_ERROR(session->Create(graph));
-  ASSIGN_OR_RETURN(SignatureDef signature,
-                   MakeSignatureDef(graph, {{"x", "x:0"}}, {{"y", "y:0"}}));
+  ASSIGN_OR_RETURN(SignatureDef signature, MakeSignatureDef(graph, {{"x", "x:0"}}, {{"y", "y:0"}}));
   SavedModelBuilder builder(export_dir);
   RETURN_IF_ERROR(builder.AddMetaGraphAndVariables(session.get(), graph, {"serve"},
                                                    {{"serving_default", signature}}));
