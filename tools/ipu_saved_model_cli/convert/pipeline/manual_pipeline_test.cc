@@ -4,6 +4,7 @@
 
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "tensorflow_ipu/core/status_test_util.h"
 #include "tensorflow_ipu/core/ipu_attrs.h"
 #include "tensorflow_ipu/ipu/ipu_system.h"
 #include "tools/ipu_saved_model_cli/convert/pipeline/pipeline_converter.h"
@@ -93,7 +94,7 @@ TEST_F(ManualPipelineTest, StagesByRegexRunOnTheirIpusWithTheSameNumbers) {
 
   // Converted and saved, loaded and run on 2 simulated IPUs: the numbers
   // of the unconverted model on the host.
-  ASSERT_TRUE(pipeline_testing::SaveModel(dir_ + "/converted", graph, model_.signature).ok());
+  TF_ASSERT_OK(pipeline_testing::SaveModel(dir_ + "/converted", graph, model_.signature));
   std::vector<float> x(64);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 5) * 0.5f - 1.f;
   const std::map<std::string, Tensor> inputs = {

@@ -5,6 +5,7 @@
 
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "tensorflow_ipu/core/status_test_util.h"
 #include "tensorflow_ipu/core/ipu_attrs.h"
 #include "tensorflow_ipu/ipu/ipu_system.h"
 #include "tools/ipu_saved_model_cli/convert/pipeline/pipeline_converter.h"
@@ -77,7 +78,7 @@ TEST_F(PipelineConfLoaderTest, AppliesAFileRelativeToTheWorkingDirectory) {
   EXPECT_EQ(marks.at("y"), P(1, 0));
   EXPECT_TRUE(std::filesystem::exists(dir_ + "/profiling/pipeline_loader-2-b4"));
 
-  ASSERT_TRUE(pipeline_testing::SaveModel(dir_ + "/converted", graph, model_.signature).ok());
+  TF_ASSERT_OK(pipeline_testing::SaveModel(dir_ + "/converted", graph, model_.signature));
   const std::map<std::string, Tensor> inputs = {
       {"x", Tensor::FromVector<float>(std::vector<float>(64, 0.5f), TensorShape({4, 16}))}};
   auto converted = pipeline_testing::RunSavedModel(dir_ + "/converted", 2, inputs);

@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "tensorflow_ipu/core/status_test_util.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/graph_def_io.h"
 #include "tensorflow_ipu/core/ipu_attrs.h"
@@ -62,7 +63,7 @@ TEST_F(PipelineSolutionTest, WriterListsEveryNodeAndPassThroughNodesFollowConsum
             R"("relu":1,"w":0,"x":0,"y":1}})");
   const std::string path = ::testing::TempDir() + "/solution_roundtrip/s.pipeconf";
   std::filesystem::remove_all(::testing::TempDir() + "/solution_roundtrip");
-  ASSERT_TRUE(WriteSolutionFile(path, *s).ok());
+  TF_ASSERT_OK(WriteSolutionFile(path, *s));
   absl::StatusOr<PipelineSolution> back = ReadSolutionFile(path, *serving_);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->pipeline_mapping, s->pipeline_mapping);
@@ -144,7 +145,7 @@ TEST_F(PipelineSolutionTest, ApplyMarksIpuNodesWithStageAndShard) {
   absl::Status status = Parse(
       R"({"pipeline_mapping": {"mul": 0, "add": 1, "relu": 1}, "device_mapping": [3, 2]})", &s);
   ASSERT_TRUE(status.ok()) << status;
-  ASSERT_TRUE(ApplySolution(s, &graph_).ok());
+  TF_ASSERT_OK(ApplySolution(s, &graph_));
   std::map<std::string, std::pair<int64_t, int64_t>> marks;
   for (const NodeDef& n : graph_.node()) {
     auto stage = n.attr().find(kPipelineStageAttr);
@@ -168,7 +169,7 @@ TEST_F(PipelineSolutionTest, ApplyMarksIpuNodesWithStageAndShard) {
 
 TEST_F(PipelineSolutionTest, ApplyNeedsNodesOnAnIpu) {
   PipelineSolution s;
-  ASSERT_TRUE(Parse(R"({"pipeline_mapping": {"mul": 0, "add": 0, "relu": 0}})", &s).ok());
+  TF_ASSERT_OK(Parse(R"({"pipeline_mapping": {"mul": 0, "add": 0, "relu": 0}})", &s));
   for (NodeDef& n : *graph_.mutable_node()) n.clear_device();
   const GraphDef before = graph_;
   absl::Status status = ApplySolution(s, &graph_);

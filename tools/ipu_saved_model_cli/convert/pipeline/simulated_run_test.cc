@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "gtest/gtest.h"
+#include "tensorflow_ipu/core/status_test_util.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/ipu_attrs.h"
 #include "tensorflow_ipu/ipu/ipu_system.h"
@@ -96,7 +97,7 @@ TEST_F(SimulatedRunTest, ProfilesEachIpusWorkByNode) {
 TEST_F(SimulatedRunTest, PutsBackThePreviousConfiguration) {
   ipu::config::IPUConfig config;
   config.auto_select_ipus = 1;
-  ASSERT_TRUE(config.configure_ipu_system().ok());
+  TF_ASSERT_OK(config.configure_ipu_system());
   SimulatedRunOptions options;
   options.num_ipus = 2;
   options.batch_size = 4;
