@@ -206,7 +206,9 @@ TEST_F(ConvertIpuTest, Fp16MlpGivesTheFloatResultsWithinHalfPrecision) {
     if (n.name() == "layer1/MatMul" || n.name() == "layer2/BiasAdd") {
       EXPECT_EQ(n.attr().at("T").type(), DT_HALF) << n.name();
     }
-    if (n.name() == "layer1/w") EXPECT_EQ(n.attr().at("dtype").type(), DT_HALF);
+    if (n.name() == "layer1/w") {
+      EXPECT_EQ(n.attr().at("dtype").type(), DT_HALF);
+    }
   }
   const SignatureDef& sig = fp16.meta_graph_def.signature_def().at("serving_default");
   EXPECT_EQ(sig.inputs().at("x").dtype(), DT_FLOAT);
