@@ -4,6 +4,8 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "absl/strings/str_split.h"
 #include "tensorflow_ipu/core/graph.h"
 #include "tensorflow_ipu/core/status_macros.h"
@@ -88,9 +90,16 @@ absl::StatusOr<ConvertResult> Convert(const ConvertOptions& options, std::ostrea
   converted->mutable_meta_info_def()->clear_stripped_op_list();
   *converted->mutable_graph_def() = std::move(graph);
   (*converted->mutable_signature_def())[kDefaultServingSignatureDefKey] = std::move(signature);
+  // Deterministic (map entries sorted by key), so that converting the same
+  // model twice gives the same file and the same md5sum.
   std::string bytes;
-  if (!saved_model.SerializeToString(&bytes)) {
-    return absl::InternalError("the converted SavedModel does not serialize");
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    if (!saved_model.SerializeToCodedStream(&coded)) {
+      return absl::InternalError("the converted SavedModel does not serialize");
+    }
   }
 
   ConvertResult result;

@@ -74,6 +74,18 @@ TEST_F(ConvertTest, WritesTheModelAndItsParametersAndSaysWhere) {
   EXPECT_FALSE(std::filesystem::exists(options_.output_dir + "/variables"));
 }
 
+TEST_F(ConvertTest, ConvertingTwiceGivesTheSameFile) {
+  std::ostringstream out;
+  absl::StatusOr<ConvertResult> first = Convert(options_, out);
+  ASSERT_TRUE(first.ok()) << first.status();
+  options_.output_dir = dir_ + "/again";
+  absl::StatusOr<ConvertResult> second = Convert(options_, out);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(first->md5sum, second->md5sum);
+  EXPECT_EQ(saved_model_testing::ReadBytes(first->saved_model_path),
+            saved_model_testing::ReadBytes(second->saved_model_path));
+}
+
 TEST_F(ConvertTest, WithoutIpuPlacementTheConvertedModelRunsOnTheHost) {
   options_.no_ipu_placement = true;
   options_.batch_size = 3;

@@ -107,8 +107,12 @@ absl::Status Int64Conversion::Apply(GraphDef* graph, SignatureDef* signature) {
   for (const auto& [tensor, cast] : input_casts) {
     added.push_back(MakeCast(cast, tensor, DT_INT64, DT_INT32));
   }
-  // Int64 outputs computed in int32 are cast back for the signature.
-  for (auto& [key, info] : *sig.mutable_outputs()) {
+  // Int64 outputs computed in int32 are cast back for the signature, in
+  // the order of their keys (a proto map has no order of its own).
+  std::map<std::string, TensorInfo*> outputs;
+  for (auto& [key, info] : *sig.mutable_outputs()) outputs[key] = &info;
+  for (auto& [key, info_ptr] : outputs) {
+    TensorInfo& info = *info_ptr;
     if (info.dtype() != DT_INT64) continue;
     const InputRef ref = ParseInput(info.name());
     if (input_casts.count(InputString(ref.node, ref.index))) continue;  // an input, fetched as is

@@ -1,7 +1,9 @@
 #include "tools/ipu_saved_model_cli/convert/merge_subgraphs.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
@@ -31,15 +33,33 @@ absl::Status MergeSubgraphs::Apply(GraphDef* graph, SignatureDef* signature) {
         "merge_subgraphs: no node is placed on the IPU (with --no_ipu_placement, or every "
         "node excluded), so there is nothing to merge; leave out --merge_subgraphs");
   }
+  // One cluster needs no path IPU -> CPU -> IPU: the CPU nodes that read
+  // the IPU part (directly or not) must not feed it. A CPU tail after it
+  // (the host casts of Int64Conversion) is fine.
+  std::map<std::string, std::vector<const NodeDef*>> consumers;
   for (const NodeDef& n : graph->node()) {
-    if (OnIpu(n)) continue;
-    for (const std::string& input : n.input()) {
-      const InputRef ref = ParseInput(input);
-      auto it = nodes.find(ref.node);
-      if (it != nodes.end() && OnIpu(*it->second)) {
+    for (const std::string& input : n.input()) consumers[ParseInput(input).node].push_back(&n);
+  }
+  std::map<std::string, std::string> after_ipu;  // CPU node -> an IPU node before it
+  std::vector<const NodeDef*> stack;
+  for (const NodeDef& n : graph->node()) {
+    if (!OnIpu(n)) continue;
+    for (const NodeDef* c : consumers[n.name()]) {
+      if (!OnIpu(*c) && after_ipu.emplace(c->name(), n.name()).second) stack.push_back(c);
+    }
+  }
+  while (!stack.empty()) {
+    const NodeDef* n = stack.back();
+    stack.pop_back();
+    for (const NodeDef* c : consumers[n->name()]) {
+      if (OnIpu(*c)) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "Please place ", ref.node, " on CPU, a complete CPU head is required."));
+            "merge_subgraphs: node '", n->name(), "' runs on the CPU between IPU nodes ('",
+            after_ipu.at(n->name()), "' before it, '", c->name(),
+            "' after it), so the IPU part cannot be one cluster; place it on the IPU or "
+            "exclude the nodes after it too"));
       }
+      if (after_ipu.emplace(c->name(), after_ipu.at(n->name())).second) stack.push_back(c);
     }
   }
 
@@ -71,10 +91,16 @@ absl::Status MergeSubgraphs::Apply(GraphDef* graph, SignatureDef* signature) {
     }
   }
   // One Identity per output tensor, named as the signature names it: n for
-  // n:0, n/output_k for n:k (k > 0).
+  // n:0, n/output_k for n:k (k > 0); in the order of the tensor names, as
+  // the original adds them (a proto map has no order of its own).
   SignatureDef sig = *signature;
+  std::vector<std::pair<std::string, TensorInfo*>> outputs;
+  for (auto& [key, info] : *sig.mutable_outputs()) outputs.emplace_back(info.name(), &info);
+  std::sort(outputs.begin(), outputs.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::set<std::string> added;
-  for (auto& [key, info] : *sig.mutable_outputs()) {
+  for (auto& [unused, info_ptr] : outputs) {
+    TensorInfo& info = *info_ptr;
     const InputRef ref = ParseInput(info.name());
     auto it = renamed.find(ref.node);
     if (it == renamed.end()) continue;

@@ -6,10 +6,12 @@
 // the graph into clusters wherever it likes. As in the original, each
 // signature output node n computed on the IPU is renamed `n/wrapped` and an
 // IPU Identity named n (in the same cluster) reads it, so the signature
-// still names n. The CPU part must be a complete head: a CPU node reading
-// an IPU node is refused ("Please place <n> on CPU, a complete CPU head is
-// required."). Skipped when an embedded runtime is configured (the
-// loop-repeat wrapper compiles the IPU part then).
+// still names n. No CPU node may sit between IPU nodes (IPU -> CPU -> IPU
+// cannot be one cluster): such a node is refused, naming it and the IPU
+// nodes around it; CPU nodes before the IPU part (excluded inputs) and
+// after it (Int64Conversion's host casts of the outputs) are fine.
+// Skipped when an embedded runtime is configured (the loop-repeat wrapper
+// compiles the IPU part then).
 //
 // Fixed defect: the original's command line drops --merge_subgraphs (only
 // a config file sets it); here the flag works.

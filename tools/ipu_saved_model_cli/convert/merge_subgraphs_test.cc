@@ -71,14 +71,33 @@ TEST(MergeSubgraphsTest, OffLeavesTheGraph) {
   EXPECT_TRUE(testing::SameProto(g, testing::Graph(kGraph)));
 }
 
-TEST(MergeSubgraphsTest, ACpuNodeAfterTheIpuPartIsRefused) {
+TEST(MergeSubgraphsTest, ACpuTailAfterTheIpuPartIsKept) {
   std::string text = kGraph;
   text += R"pb(node { name: "tail" op: "Neg" input: "y" attr { key: "T" value { type: DT_FLOAT } } })pb";
   GraphDef g = testing::Graph(text);
   SignatureDef sig = Sig();
+  TF_ASSERT_OK(Make(true)->Apply(&g, &sig));
+  // As every reader of a renamed output, the tail reads it renamed.
+  EXPECT_THAT(Inputs(g, "tail"), ElementsAre("y/wrapped"));
+  EXPECT_EQ(FindNode(g, "tail")->device(), "");
+  EXPECT_FALSE(FindNode(g, "tail")->attr().contains(kCompileClusterAttr));
+}
+
+TEST(MergeSubgraphsTest, ACpuNodeBetweenIpuNodesIsRefused) {
+  std::string text = kGraph;
+  text += R"pb(
+    node { name: "cpu" op: "Neg" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "cpu2" op: "Neg" input: "cpu" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "back" op: "Neg" input: "cpu2" device: "/device:IPU:0"
+           attr { key: "T" value { type: DT_FLOAT } } })pb";
+  GraphDef g = testing::Graph(text);
+  SignatureDef sig = Sig();
   absl::Status s = Make(true)->Apply(&g, &sig);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), "Please place y on CPU, a complete CPU head is required.");
+  EXPECT_EQ(s.message(),
+            "merge_subgraphs: node 'cpu2' runs on the CPU between IPU nodes ('a' before it, "
+            "'back' after it), so the IPU part cannot be one cluster; place it on the IPU or "
+            "exclude the nodes after it too");
   EXPECT_TRUE(testing::SameProto(g, testing::Graph(text)));
 }
 
