@@ -265,6 +265,14 @@ TEST_F(ConvertIpuTest, Int64ModelRunsOnTheIpuOnlyConvertedAndTakesItsInt64Inputs
   EXPECT_EQ(out[0].dtype(), DT_INT64);
   EXPECT_EQ(out[0].DebugString(), "[1003  994 1021]");
   ASSERT_EQ(profile.clusters.size(), 1u);
+
+  // Merged into one cluster, the host casts stay outside it.
+  options.merge_subgraphs = true;
+  SavedModelBundle merged = Load(ConvertTo(options, "merged"));
+  out = RunWithProfile(merged, {{"ids", feed}}, {"out"}, &profile);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].DebugString(), "[1003  994 1021]");
+  EXPECT_EQ(profile.clusters.size(), 1u);
 }
 
 TEST_F(ConvertIpuTest, ManualShardingOverTwoIpusPutsEachShardOnItsIpu) {
