@@ -81,8 +81,8 @@ std::string KindOf(const Json& v) {
   }
 }
 
-// One config-file key: how it reads its value into the options. `error`
-// formats the wrong-type message with the expected type.
+// One config-file key: how it reads its value into the options, or why the
+// value does not fit (WrongType: the key, the expected and the given type).
 using Setter = std::function<absl::Status(const Json&, ConvertOptions*)>;
 
 absl::Status WrongType(absl::string_view key, absl::string_view expected, const Json& given) {
