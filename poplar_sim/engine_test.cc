@@ -414,6 +414,25 @@ TEST(EngineMemoryTest, OutOfMemoryRanksComputeSetUsers) {
                                      " bytes. ")));
 }
 
+TEST(EngineMemoryTest, HalfTensorsTakeHalfTheBytesOfFloatOnes) {
+  Graph graph(SmallTarget(2));
+  Tensor h = graph.addVariable(HALF, {8}, "h");
+  Tensor f = graph.addVariable(FLOAT, {8}, "f");
+  Tensor hc = graph.addConstant<float>(HALF, {4}, 1.0f, "hc");
+  Tensor fc = graph.addConstant<float>(FLOAT, {4}, 1.0f, "fc");
+  graph.setTileMapping(h, 0);
+  graph.setTileMapping(hc, 0);
+  graph.setTileMapping(f, 1);
+  graph.setTileMapping(fc, 1);
+  auto e = Engine::create(graph, program::Sequence());
+  ASSERT_TRUE(e.ok()) << e.status();
+  const auto& mem = e->getTileMemory();
+  EXPECT_EQ(mem[0].variables, 16u);
+  EXPECT_EQ(mem[1].variables, 32u);
+  EXPECT_EQ(mem[0].constants, 8u);
+  EXPECT_EQ(mem[1].constants, 16u);
+}
+
 TEST(EngineMemoryTest, CategoriesPerTile) {
   Graph graph(SmallTarget(2));
   Tensor v = graph.addVariable(FLOAT, {8}, "v");

@@ -18,6 +18,8 @@ PACKAGES=(
   nlohmann-json3-dev  # JSON: engine options, profile and trace reports
   zlib1g-dev          # gzip-compressed IDX data sets
   libsnappy-dev       # Snappy-compressed blocks of TensorFlow's SSTable indexes (SavedModel variables)
+  libre2-dev          # ipu_saved_model_cli: users' node-name patterns, matched in linear time
+  libssl-dev          # ipu_saved_model_cli: MD5 of the converted saved_model.pb (libcrypto)
   python3             # tools/check_layering.py, run by .ci/run
   dataset-fashion-mnist  # examples/fashion_mnist trains on it; its tests read it
   chromium            # the profile viewer's browser test opens its pages headless

@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tensorflow_ipu/cc/ops/op_builder.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/compiler/lowering_registry.h"
+#include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/ipu/cross_replica_ops.h"
 #include "tensorflow_ipu/ipu/scopes.h"
 #include "tests/ipu/ipu_test_util.h"
@@ -382,6 +384,18 @@ std::vector<OpCase> Cases() {
                                                 ops::Mul(s, in[0], in[1])};
                    },
                    1e-6});
+  // IpuGelu, the vendor's GELU (tanh approximation), built by type name as
+  // the converter's graphs hold it.
+  for (DataType dtype : {DT_FLOAT, DT_HALF}) {
+    cases.push_back({dtype == DT_FLOAT ? "IpuGelu" : "IpuGeluHalf",
+                     {dtype == DT_FLOAT ? Floats({5, 7}, -4, 4, 41) : Halves({5, 7}, -4, 4, 41)},
+                     [dtype](const Scope& s, const std::vector<Output>& in) {
+                       Operation gelu = ops::BuildOp(
+                           s, "IpuGelu", {in[0]}, {{"dtype", MakeAttrValue(dtype)}});
+                       return std::vector<Output>{Output(gelu, 0)};
+                     },
+                     kTranscendental});
+  }
   cases.push_back({"HalfArithmetic",
                    {Halves({4, 3}, -2, 2, 39), Halves({3}, 0.5f, 2, 40)},
                    [](const Scope& s, const std::vector<Output>& in) {

@@ -1,10 +1,14 @@
-// tools/ipu_saved_model_cli/convert/converter.h
+// The interface of the graph rewrites of `ipu_saved_model_cli convert ... ipu`.
+//
+//   std::unique_ptr<Converter> c = ...;   // see converter_pipeline.h
+//   RETURN_IF_ERROR(c->Apply(&graph, &signature));
 #ifndef TOOLS_IPU_SAVED_MODEL_CLI_CONVERT_CONVERTER_H_
 #define TOOLS_IPU_SAVED_MODEL_CLI_CONVERT_CONVERTER_H_
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "tensorflow_ipu/saved_model/proto/saved_model.pb.h"
+#include "tensorflow_ipu/core/proto/graph.pb.h"
+#include "tensorflow_ipu/saved_model/proto/meta_graph.pb.h"
 
 namespace tensorflow_ipu { namespace saved_model_cli {
 // One graph rewrite of `convert ... ipu`, applied in the original's order

@@ -1,0 +1,62 @@
+#include "tools/ipu_saved_model_cli/convert/converter_pipeline.h"
+
+#include "tensorflow_ipu/core/status_macros.h"
+#include "tools/ipu_saved_model_cli/convert/gelu_replacement.h"
+#include "tools/ipu_saved_model_cli/convert/int64_conversion.h"
+#include "tools/ipu_saved_model_cli/convert/ipu_placement.h"
+#include "tools/ipu_saved_model_cli/convert/manual_sharding.h"
+#include "tools/ipu_saved_model_cli/convert/merge_subgraphs.h"
+#include "tools/ipu_saved_model_cli/convert/precision_conversion.h"
+
+namespace tensorflow_ipu {
+namespace saved_model_cli {
+namespace {
+
+template <typename C>
+absl::Status Add(const ConvertOptions& options, ConverterList* list) {
+  ASSIGN_OR_RETURN(std::unique_ptr<C> c, C::Create(options));
+  list->push_back(std::move(c));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status AddRuntimeConverters(const ConvertOptions& options, ConverterList* converters) {
+  (void)converters;
+  if (!options.pipeline_cfg.is_null()) {
+    return absl::UnimplementedError(
+        "pipeline_cfg: pipelining a converted model is not supported yet; convert without "
+        "--pipeline_cfg (shard it with --manual_sharding instead)");
+  }
+  if (!options.embedded_runtime_save_config.is_null()) {
+    return absl::UnimplementedError(
+        "embedded_runtime_save_config: the embedded application runtime (the loop-repeat "
+        "wrapper) is not supported yet; convert without --embedded_runtime_save_config");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ConverterList> BuildConverters(const ConvertOptions& options) {
+  ConverterList list;
+  RETURN_IF_ERROR(Add<GeluReplacement>(options, &list));
+  RETURN_IF_ERROR(Add<IpuPlacement>(options, &list));
+  RETURN_IF_ERROR(Add<Int64Conversion>(options, &list));
+  RETURN_IF_ERROR(Add<PrecisionConversion>(options, &list));
+  RETURN_IF_ERROR(Add<ManualSharding>(options, &list));
+  RETURN_IF_ERROR(Add<MergeSubgraphs>(options, &list));
+  RETURN_IF_ERROR(AddRuntimeConverters(options, &list));
+  return list;
+}
+
+absl::Status ApplyConverters(const ConverterList& converters, GraphDef* graph,
+                             SignatureDef* signature) {
+  GraphDef g = *graph;
+  SignatureDef s = *signature;
+  for (const std::unique_ptr<Converter>& c : converters) RETURN_IF_ERROR(c->Apply(&g, &s));
+  *graph = std::move(g);
+  *signature = std::move(s);
+  return absl::OkStatus();
+}
+
+}  // namespace saved_model_cli
+}  // namespace tensorflow_ipu
