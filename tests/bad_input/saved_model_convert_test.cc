@@ -163,6 +163,7 @@ TEST_F(BadConvertInputTest, AnOptionNotSupportedYetIsRefusedByName) {
   ASSERT_TRUE(s.ok()) << s;
   s = ConvertNow();
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_FALSE(std::filesystem::exists(options_.output_dir));
   EXPECT_THAT(std::string(s.message()), HasSubstr("embedded_runtime_save_config"));
 }
 

@@ -1,5 +1,6 @@
 #include "tools/ipu_saved_model_cli/cli.h"
 
+#include "tools/ipu_saved_model_cli/convert_command.h"
 #include "tools/ipu_saved_model_cli/run.h"
 #include "tools/ipu_saved_model_cli/scan.h"
 #include "tools/ipu_saved_model_cli/show.h"
@@ -161,6 +162,8 @@ std::vector<Command> Commands() {
       {"run", "Run a SavedModel with given inputs.", kRunDescription, DeclareRun, RunRun},
       {"scan", "Scan a SavedModel for blacklisted ops.", kScanDescription,
        DeclareScan, RunScan},
+      {"convert", "Convert the SavedModel with a specified converter.", kConvertDescription,
+       DeclareConvert, RunConvertCommand},
   };
 }
 

@@ -96,11 +96,15 @@ TEST(CliTest, CommandLineErrorsExitTwoWithUsage) {
                                "value: 'x'\n"));
   o = Cli({"show", "--dir", "d", "--overwrite"});
   EXPECT_EQ(o.status, 2);
-  EXPECT_EQ(o.err, "usage: ipu_saved_model_cli [-h] [-v] {show,run,scan} ...\n"
+  EXPECT_EQ(o.err, "usage: ipu_saved_model_cli [-h] [-v] {show,run,scan,convert} ...\n"
                    "ipu_saved_model_cli: error: unrecognized arguments: --overwrite\n");
-  o = Cli({"convert"});
+  o = Cli({"tensorrt"});
   EXPECT_EQ(o.status, 2);
-  EXPECT_THAT(o.err, HasSubstr("invalid choice: 'convert' (choose from 'show', 'run', 'scan')"));
+  EXPECT_THAT(o.err, HasSubstr("invalid choice: 'tensorrt' (choose from 'show', 'run', 'scan', "
+                               "'convert')"));
+  o = Cli({"convert", "--dir", "d", "--output_dir", "o", "--tag_set", "serve"});
+  EXPECT_EQ(o.status, 2);
+  EXPECT_THAT(o.err, HasSubstr("ipu_saved_model_cli convert: error: "));
   o = Cli({});
   EXPECT_EQ(o.status, 2);
   EXPECT_THAT(o.err, HasSubstr("ipu_saved_model_cli: error: too few arguments"));
@@ -120,17 +124,19 @@ TEST(CliTest, HelpPerSubcommand) {
                                "SavedModel\n"));
   o = Cli({"--help"});
   EXPECT_EQ(o.status, 0);
-  EXPECT_EQ(o.out, "usage: ipu_saved_model_cli [-h] [-v] {show,run,scan} ...\n\n"
+  EXPECT_EQ(o.out, "usage: ipu_saved_model_cli [-h] [-v] {show,run,scan,convert} ...\n\n"
                    "ipu_saved_model_cli: Command-line interface for SavedModel\n\n"
                    "optional arguments:\n"
-                   "  -h, --help       show this help message and exit\n"
-                   "  -v, --version    show program's version number and exit\n\n"
+                   "  -h, --help            show this help message and exit\n"
+                   "  -v, --version         show program's version number and exit\n\n"
                    "commands:\n"
                    "  valid commands\n\n"
-                   "  {show,run,scan}  additional help\n"
-                   "    show           Show information about a SavedModel.\n"
-                   "    run            Run a SavedModel with given inputs.\n"
-                   "    scan           Scan a SavedModel for blacklisted ops.\n");
+                   "  {show,run,scan,convert}\n"
+                   "                        additional help\n"
+                   "    show                Show information about a SavedModel.\n"
+                   "    run                 Run a SavedModel with given inputs.\n"
+                   "    scan                Scan a SavedModel for blacklisted ops.\n"
+                   "    convert             Convert the SavedModel with a specified converter.\n");
   o = Cli({"--version"});
   EXPECT_EQ(o.status, 0);
   EXPECT_EQ(o.out, "0.1.0\n");

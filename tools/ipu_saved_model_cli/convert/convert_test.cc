@@ -139,8 +139,8 @@ TEST_F(ConvertTest, BadInputIsRefusedBeforeAnythingIsWritten) {
   EXPECT_THAT(std::string(s.message()),
               HasSubstr("MetaGraphDef associated with tag-set gpu,serve could not be found"));
   o = options_;
-  o.pipeline_cfg = {{"converter", "auto"}};
-  EXPECT_EQ(Convert(o, out).status().code(), absl::StatusCode::kUnimplemented);
+  o.pipeline_cfg = {{"converter", "load"}};
+  EXPECT_EQ(Convert(o, out).status().code(), absl::StatusCode::kInvalidArgument);
   o = options_;
   o.excluded_nodes = {"^y$"};
   o.remove_excluded_nodes = true;

@@ -1,11 +1,15 @@
 #include "tools/ipu_saved_model_cli/convert/converter_pipeline.h"
 
+#include <limits>
+
+#include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/status_macros.h"
 #include "tools/ipu_saved_model_cli/convert/gelu_replacement.h"
 #include "tools/ipu_saved_model_cli/convert/int64_conversion.h"
 #include "tools/ipu_saved_model_cli/convert/ipu_placement.h"
 #include "tools/ipu_saved_model_cli/convert/manual_sharding.h"
 #include "tools/ipu_saved_model_cli/convert/merge_subgraphs.h"
+#include "tools/ipu_saved_model_cli/convert/pipeline/pipeline_converter.h"
 #include "tools/ipu_saved_model_cli/convert/precision_conversion.h"
 
 namespace tensorflow_ipu {
@@ -22,16 +26,26 @@ absl::Status Add(const ConvertOptions& options, ConverterList* list) {
 }  // namespace
 
 absl::Status AddRuntimeConverters(const ConvertOptions& options, ConverterList* converters) {
-  (void)converters;
-  if (!options.pipeline_cfg.is_null()) {
-    return absl::UnimplementedError(
-        "pipeline_cfg: pipelining a converted model is not supported yet; convert without "
-        "--pipeline_cfg (shard it with --manual_sharding instead)");
-  }
   if (!options.embedded_runtime_save_config.is_null()) {
     return absl::UnimplementedError(
         "embedded_runtime_save_config: the embedded application runtime (the loop-repeat "
         "wrapper) is not supported yet; convert without --embedded_runtime_save_config");
+  }
+  if (!options.pipeline_cfg.is_null()) {
+    // The solution and profiling directories are relative to the current
+    // directory, as the original's.
+    if (options.num_ipus > std::numeric_limits<int>::max()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "num_ipus ", options.num_ipus, " is too large to pipeline over; give the IPUs the "
+          "pipeline may use (at most ", std::numeric_limits<int>::max(), ")"));
+    }
+    PipelineContext context;
+    context.num_ipus = static_cast<int>(options.num_ipus);
+    context.batch_size = options.batch_size;
+    context.batch_per_step = options.batch_per_step;
+    ASSIGN_OR_RETURN(std::unique_ptr<Converter> pipeline,
+                     MakePipelineConverter(options.pipeline_cfg, context));
+    converters->push_back(std::move(pipeline));
   }
   return absl::OkStatus();
 }

@@ -30,10 +30,10 @@ using ConverterList = std::vector<std::unique_ptr<Converter>>;
 // sharding's length, the regexes, ...) in order.
 absl::StatusOr<ConverterList> BuildConverters(const ConvertOptions& options);
 
-// The hook where the converters 7-10 join the list: the loop-repeat
-// wrapper (embedded_runtime_save_config) and the pipelining converters
-// (pipeline_cfg). Until they exist, options asking for them are refused
-// with Unimplemented naming the option, never silently ignored.
+// The converters 7-10 join the list here: the pipelining converter that
+// pipeline_cfg selects (pipeline/pipeline_converter.h). The loop-repeat
+// wrapper (embedded_runtime_save_config) does not exist: asking for it is
+// refused with Unimplemented naming the option, never silently ignored.
 absl::Status AddRuntimeConverters(const ConvertOptions& options, ConverterList* converters);
 
 // Applies `converters` in order to copies of `graph` and `signature`, and

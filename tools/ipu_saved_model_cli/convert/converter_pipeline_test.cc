@@ -32,14 +32,23 @@ TEST(ConverterPipelineTest, CreationChecksEachConvertersOptions) {
             "The length of manual_sharding (2) should be equal to num_ipus (1).");
 }
 
-TEST(ConverterPipelineTest, RuntimeConvertersAreRefusedByNameUntilTheyExist) {
+TEST(ConverterPipelineTest, PipelineCfgAddsItsConverterLastAndTheLoopWrapperIsRefusedByName) {
   ConvertOptions o;
-  o.pipeline_cfg = {{"converter", "auto"}};
+  o.num_ipus = 2;
+  o.pipeline_cfg = {{"converter", "manual"},
+                    {"manual_pipeline_config", {{"^a"}, {"^b"}}},
+                    {"device_info", {0, 1}}};
+  absl::StatusOr<ConverterList> list = BuildConverters(o);
+  TF_ASSERT_OK(list);
+  ASSERT_FALSE(list->empty());
+  EXPECT_EQ(list->back()->name(), "ManualPipeline");
+  // The pipeline converter checks its configuration when it is built.
+  o.pipeline_cfg = {{"converter", "manual"}};
   absl::Status s = BuildConverters(o).status();
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(),
-            "pipeline_cfg: pipelining a converted model is not supported yet; convert without "
-            "--pipeline_cfg (shard it with --manual_sharding instead)");
+            "The `manual_pipeline_config` argument is required in `pipeline_cfg` for the manual "
+            "converter.");
   o.pipeline_cfg = nullptr;
   o.embedded_runtime_save_config = {{"embedded_runtime_exec_cachedir", "c"}};
   s = BuildConverters(o).status();

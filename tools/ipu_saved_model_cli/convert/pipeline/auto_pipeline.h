@@ -79,7 +79,7 @@ class AutoPipeline : public Converter {
  public:
   AutoPipeline(AutoPipelineConfig config, PipelineContext context)
       : config_(std::move(config)), context_(std::move(context)) {}
-  absl::string_view name() const override { return "auto-pipeline"; }
+  absl::string_view name() const override { return "AutoPipeline"; }
   absl::Status Apply(GraphDef* graph, SignatureDef* signature) override;
 
   // After a successful Apply: the IPUs the pipeline uses (the number of

@@ -1,39 +1,30 @@
 #include "tools/ipu_saved_model_cli/convert/pipeline/manual_pipeline.h"
 
-#include <regex>
-
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "tools/ipu_saved_model_cli/convert/node_patterns.h"
 
 namespace tensorflow_ipu {
 namespace saved_model_cli {
 
 absl::StatusOr<std::map<std::string, int>> MatchStages(
     const ServingGraph& graph, const std::vector<std::vector<std::string>>& regexes_per_stage) {
-  std::vector<std::vector<std::regex>> compiled(regexes_per_stage.size());
+  // RE2, as every other node pattern of the converter: a user's pattern
+  // is matched in time linear in the name, never backtracking.
+  std::vector<NodePatterns> compiled;
   for (size_t s = 0; s < regexes_per_stage.size(); ++s) {
-    for (const std::string& r : regexes_per_stage[s]) {
-      // std::regex reports a bad pattern by throwing; it stops here.
-      try {
-        compiled[s].emplace_back(r, std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("regular expression \"", r, "\" of pipeline stage ", s,
-                         " in manual_pipeline_config is not valid: ", e.what()));
-      }
-    }
+    ASSIGN_OR_RETURN(NodePatterns patterns,
+                     NodePatterns::Compile(regexes_per_stage[s],
+                                           absl::StrCat("pipeline stage ", s,
+                                                        " of manual_pipeline_config")));
+    compiled.push_back(std::move(patterns));
   }
   std::map<std::string, int> stages;
   for (const std::string& node : graph.compute_order()) {
     int stage = -1;
     for (size_t s = 0; s < compiled.size(); ++s) {
-      for (const std::regex& r : compiled[s]) {
-        // re.match: anchored at the start, free at the end.
-        if (std::regex_search(node, r, std::regex_constants::match_continuous)) {
-          stage = static_cast<int>(s);
-          break;
-        }
-      }
+      // re.match: anchored at the start, free at the end.
+      if (compiled[s].MatchAtStart(node)) stage = static_cast<int>(s);
     }
     if (stage < 0) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -9,8 +9,8 @@
 // Identity, Pack, which follow their consumer) must match a regex of some
 // stage. A regex matches at the start of the name and may end anywhere,
 // like Python's re.match (so "dense_1" also matches "dense_10/MatMul"; end
-// it with "/" or "$" to be exact); the syntax is ECMAScript's, which agrees
-// with Python's for the usual constructs. When several stages match, the
+// it with "/" or "$" to be exact); the syntax is RE2's (Python's without
+// backreferences or lookaround; convert/node_patterns.h). When several stages match, the
 // last one wins; a stage left without nodes is an error naming it. A node
 // no regex matches is an error naming it: "The node
 // `n` is not fully set with `pipeline_stage`" (the original's docs said
@@ -37,7 +37,7 @@ class ManualPipeline : public Converter {
  public:
   ManualPipeline(ManualPipelineConfig config, PipelineContext context)
       : config_(std::move(config)), context_(std::move(context)) {}
-  absl::string_view name() const override { return "manual-pipeline"; }
+  absl::string_view name() const override { return "ManualPipeline"; }
   absl::Status Apply(GraphDef* graph, SignatureDef* signature) override;
 
   // The file Apply wrote.

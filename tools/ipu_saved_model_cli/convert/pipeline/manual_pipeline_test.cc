@@ -41,7 +41,7 @@ class ManualPipelineTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<Converter>> c =
         MakePipelineConverter(nlohmann::json::parse(text), context);
     if (!c.ok()) return c.status();
-    EXPECT_EQ((*c)->name(), "manual-pipeline");
+    EXPECT_EQ((*c)->name(), "ManualPipeline");
     *graph = model_.graph;
     SignatureDef signature = model_.signature;
     return (*c)->Apply(graph, &signature);
@@ -147,8 +147,8 @@ TEST_F(ManualPipelineTest, BadRegexesDevicesAndOrders) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(
       std::string(s.message())
-          .rfind("regular expression \"dense_(0\" of pipeline stage 0 in manual_pipeline_config "
-                 "is not valid: ",
+          .rfind("pipeline stage 0 of manual_pipeline_config: \"dense_(0\" is not a valid "
+                 "regular expression (",
                  0),
       0u)
       << s;

@@ -21,7 +21,7 @@ class PipelineConfLoader : public Converter {
  public:
   PipelineConfLoader(LoadPipelineConfig config, PipelineContext context)
       : config_(std::move(config)), context_(std::move(context)) {}
-  absl::string_view name() const override { return "pipeline-conf-loader"; }
+  absl::string_view name() const override { return "PipelineConfLoader"; }
   absl::Status Apply(GraphDef* graph, SignatureDef* signature) override;
 
  private:

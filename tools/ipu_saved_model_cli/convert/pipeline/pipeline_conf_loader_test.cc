@@ -46,7 +46,7 @@ class PipelineConfLoaderTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<Converter>> c =
         MakePipelineConverter(nlohmann::json::parse(cfg), context);
     if (!c.ok()) return c.status();
-    EXPECT_EQ((*c)->name(), "pipeline-conf-loader");
+    EXPECT_EQ((*c)->name(), "PipelineConfLoader");
     *graph = model_.graph;
     SignatureDef signature = model_.signature;
     return (*c)->Apply(graph, &signature);
