@@ -122,6 +122,20 @@ TEST(BadInputExprTest, DeepNesting) {
   ExpectExprParserStillWorks();
 }
 
+// np.array's value may be a call, and that recursion had no bound: 100,000
+// nested calls (900 KB, within a command line's limit) overflowed the stack.
+TEST(BadInputExprTest, DeeplyNestedCalls) {
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "np.array(";
+  deep += "1" + std::string(100000, ')');
+  absl::StatusOr<Tensor> t = ParseInputExpr(deep);
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.status().message(),
+            "at position 288: np calls nest deeper than 32 levels; write the value once, as "
+            "np.array(value, dtype)");
+  ExpectExprParserStillWorks();
+}
+
 TEST(BadInputExprTest, NanTextAndNames) {
   for (const char* expr : {"nan", "[1, nan]", "float('nan')", "np.nan", "NaN", "inf", "-inf"}) {
     absl::StatusOr<Tensor> t = ParseInputExpr(expr);

@@ -279,8 +279,23 @@ class Parser {
   }
 
   // np.ones / np.zeros / np.array, with positional and keyword arguments.
+  // np.array's value may itself be a call: the nesting is bounded before
+  // recursing, so that np.array(np.array(... 100,000 deep cannot exhaust
+  // the stack (it did).
   absl::StatusOr<Tensor> ParseCall() {
     const size_t call_pos = Peek().pos;
+    if (call_depth_ >= kMaxInputExprDepth) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "at position ", call_pos, ": np calls nest deeper than ", kMaxInputExprDepth,
+          " levels; write the value once, as np.array(value, dtype)"));
+    }
+    ++call_depth_;
+    absl::StatusOr<Tensor> t = ParseCallBody(call_pos);
+    --call_depth_;
+    return t;
+  }
+
+  absl::StatusOr<Tensor> ParseCallBody(size_t call_pos) {
     Take();  // np or numpy
     Take();  // .
     const Token& fn = Peek();
@@ -404,6 +419,7 @@ class Parser {
 
   std::vector<Token> tokens_;
   size_t next_ = 0;
+  int call_depth_ = 0;  // np calls being parsed, one inside the other
 };
 
 }  // namespace

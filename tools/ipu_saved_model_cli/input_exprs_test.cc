@@ -102,6 +102,29 @@ TEST(InputExprsTest, RaggedListsAreRefused) {
   EXPECT_THAT(t.status().message(), HasSubstr("at position 4: the list is ragged"));
 }
 
+std::string NestedArrayCalls(int depth) {
+  std::string expr;
+  for (int i = 0; i < depth; ++i) expr += "np.array(";
+  expr += "[2]";
+  for (int i = 0; i < depth; ++i) expr += ")";
+  return expr;
+}
+
+TEST(InputExprsTest, NestedCallsAreBounded) {
+  // 32 calls, one inside the other, are the value itself.
+  EXPECT_EQ(Eval(NestedArrayCalls(32)), Eval("[2]"));
+  // The 33rd is refused where it starts (9 characters per "np.array(").
+  absl::StatusOr<Tensor> t = ParseInputExpr(NestedArrayCalls(33));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.status().message(),
+            "at position 288: np calls nest deeper than 32 levels; write the value once, as "
+            "np.array(value, dtype)");
+  // 100,000 levels (900 KB of text, which overflowed the stack) fail the
+  // same way.
+  t = ParseInputExpr(NestedArrayCalls(100000));
+  EXPECT_THAT(t.status().message(), HasSubstr("at position 288: np calls nest deeper than 32"));
+}
+
 TEST(InputExprsTest, SizesAreBounded) {
   std::string deep = std::string(33, '[') + "1" + std::string(33, ']');
   absl::StatusOr<Tensor> t = ParseInputExpr(deep);
