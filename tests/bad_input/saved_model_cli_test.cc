@@ -104,6 +104,20 @@ TEST(BadNpyTest, HeadersThatAreNotNumpysDict) {
   ExpectNpyReaderStillWorks();
 }
 
+// An empty array whose dimensions multiply to 2^40 before the 0: numpy
+// writes it, a tensor's shape cannot hold it. The error named no file.
+TEST(BadNpyTest, EmptyArrayWithAHugeDimension) {
+  absl::StatusOr<Tensor> t = ParseNpy(
+      NpyWithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 0), }"),
+      "empty.npy");
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.status().message(),
+            "empty.npy: the .npy shape (1099511627776, 0) is empty, but its dimensions before "
+            "the 0 multiply to more than 2^38, which a tensor's shape cannot hold: save the "
+            "array with a smaller shape");
+  ExpectNpyReaderStillWorks();
+}
+
 TEST(BadNpyTest, NpzArchivesAreRefused) {
   absl::StatusOr<Tensor> t = ParseNpy(std::string("PK\x03\x04\x14\x00", 6), "inputs.npz");
   EXPECT_EQ(t.status().code(), absl::StatusCode::kUnimplemented);

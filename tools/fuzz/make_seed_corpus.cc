@@ -376,13 +376,15 @@ void WriteInputExprSeeds(const fs::path& dir) {
       {"zeros_dtype", "numpy.zeros([4], dtype=np.int32)"},
       {"array_dtype", "np.array([[1, 2]], 'float16')"},
       {"array_of_call", "np.array(np.ones(2, np.uint8), dtype=bool)"},
-      {"zeros_empty_axis", "np.zeros((1099511627776, 0))"},
+      {"zeros_empty_axis", "np.zeros((0, 1099511627776))"},
       // Refused: a call the grammar does not know, a shape over the limit,
-      // a ragged list, an integer beyond int64.
+      // a ragged list, an integer beyond int64, an empty shape a Tensor
+      // cannot hold.
       {"import", "__import__('os').system('true')"},
       {"too_many_elements", "np.ones((65536, 65536))"},
       {"ragged", "[[1, 2], [3]]"},
       {"int_overflow", "9223372036854775808"},
+      {"empty_too_large", "np.zeros((1099511627776, 0))"},
   };
   for (const auto& [name, text] : seeds) Write(out / name, text);
 }

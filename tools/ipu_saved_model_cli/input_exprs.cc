@@ -383,6 +383,15 @@ class Parser {
           "at position ", pos, ": the shape (", absl::StrJoin(shape, ", "), ") has more than ",
           kMaxInputExprElements, " elements; give a larger input as a .npy file with --inputs"));
     }
+    // Only an empty shape gets here with dimensions a Tensor cannot hold,
+    // such as (2^40, 0): numpy makes it, but TensorShape refuses
+    // dimensions that multiply to more than 2^38 before the 0.
+    if (!TensorShape::FromDims(shape).ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "at position ", pos, ": the shape (", absl::StrJoin(shape, ", "),
+          ") is empty, but its dimensions before the 0 multiply to more than 2^38, which a "
+          "tensor's shape cannot hold"));
+    }
     return shape;
   }
 

@@ -23,7 +23,8 @@
 // offset into the expression) and what is there. So are ragged lists,
 // nesting deeper than numpy's 32 dimensions, np calls nested more than 32
 // deep (np.array(np.array(...))), integers beyond int64, shapes
-// with negative dims or more than kMaxInputExprElements elements, and
+// with negative dims, more than kMaxInputExprElements elements or, empty,
+// dimensions multiplying to over 2^38 before the 0 ((2^40, 0)), and
 // values that do not fit a requested integer dtype.
 #ifndef TOOLS_IPU_SAVED_MODEL_CLI_INPUT_EXPRS_H_
 #define TOOLS_IPU_SAVED_MODEL_CLI_INPUT_EXPRS_H_

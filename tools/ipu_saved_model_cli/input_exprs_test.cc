@@ -142,6 +142,14 @@ TEST(InputExprsTest, SizesAreBounded) {
   EXPECT_EQ(t.status().message(),
             "at position 8: the shape (4294967296, 4294967296, 2) has more than 67108864 "
             "elements; give a larger input as a .npy file with --inputs");
+  // Empty shapes with huge dimensions: a 0 first is a tensor's shape; a 0
+  // last after 2^40 is not (numpy makes it; TensorShape refuses it).
+  EXPECT_EQ(Eval("np.zeros((0, 1099511627776))"), "double [0,1099511627776] []");
+  t = ParseInputExpr("np.zeros((1099511627776, 0))");
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.status().message(),
+            "at position 9: the shape (1099511627776, 0) is empty, but its dimensions before the "
+            "0 multiply to more than 2^38, which a tensor's shape cannot hold");
   t = ParseInputExpr("np.zeros(9223372036854775808)");
   EXPECT_THAT(t.status().message(), HasSubstr("the integer 9223372036854775808 does not fit int64"));
   t = ParseInputExpr("np.array([300], dtype=np.uint8)");
