@@ -150,6 +150,19 @@ TEST(BadInputExprTest, DeeplyNestedCalls) {
   ExpectExprParserStillWorks();
 }
 
+// Found by input_exprs_fuzzer: np.zeros made arrays of any rank from a
+// shape tuple, where numpy stops at 32 dimensions.
+TEST(BadInputExprTest, ShapeOfMoreThan32Dimensions) {
+  std::string expr = "np.zeros([";
+  for (int i = 0; i < 1000; ++i) expr += "0, ";
+  absl::StatusOr<Tensor> t = ParseInputExpr(expr + "])");
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.status().message(),
+            "at position 9: the shape has 1000 dimensions, more than 32, numpy's limit of "
+            "dimensions");
+  ExpectExprParserStillWorks();
+}
+
 TEST(BadInputExprTest, NanTextAndNames) {
   for (const char* expr : {"nan", "[1, nan]", "float('nan')", "np.nan", "NaN", "inf", "-inf"}) {
     absl::StatusOr<Tensor> t = ParseInputExpr(expr);

@@ -367,6 +367,13 @@ class Parser {
       return absl::InvalidArgumentError(absl::StrCat(
           "at position ", pos, ": a shape is an int or a tuple of ints, such as (2, 3)"));
     }
+    // numpy's limit on dimensions, as for nested lists: a shape tuple of
+    // 33 ints is short text, and was accepted.
+    if (lit.values.size() > static_cast<size_t>(kMaxInputExprDepth)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "at position ", pos, ": the shape has ", lit.values.size(), " dimensions, more than ",
+          kMaxInputExprDepth, ", numpy's limit of dimensions"));
+    }
     std::vector<int64_t> shape;
     int64_t count = 1;
     for (const Scalar& s : lit.values) {

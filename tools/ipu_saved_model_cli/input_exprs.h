@@ -21,7 +21,7 @@
 // Anything else (names, other calls, attribute access, operators,
 // `__import__`, strings) is InvalidArgument naming the position (0-based
 // offset into the expression) and what is there. So are ragged lists,
-// nesting deeper than numpy's 32 dimensions, np calls nested more than 32
+// nesting deeper than numpy's 32 dimensions, shapes of more than 32, np calls nested more than 32
 // deep (np.array(np.array(...))), integers beyond int64, shapes
 // with negative dims, more than kMaxInputExprElements elements or, empty,
 // dimensions multiplying to over 2^38 before the 0 ((2^40, 0)), and

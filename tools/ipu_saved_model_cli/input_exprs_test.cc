@@ -142,6 +142,15 @@ TEST(InputExprsTest, SizesAreBounded) {
   EXPECT_EQ(t.status().message(),
             "at position 8: the shape (4294967296, 4294967296, 2) has more than 67108864 "
             "elements; give a larger input as a .npy file with --inputs");
+  // Shapes have at most numpy's 32 dimensions, as nested lists do.
+  std::string ones32 = "np.ones((";
+  for (int i = 0; i < 32; ++i) ones32 += "1,";
+  EXPECT_EQ(Eval(ones32 + "))").substr(0, 10), "double [1,");
+  t = ParseInputExpr(ones32 + "1))");
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.status().message(),
+            "at position 8: the shape has 33 dimensions, more than 32, numpy's limit of "
+            "dimensions");
   // Empty shapes with huge dimensions: a 0 first is a tensor's shape; a 0
   // last after 2^40 is not (numpy makes it; TensorShape refuses it).
   EXPECT_EQ(Eval("np.zeros((0, 1099511627776))"), "double [0,1099511627776] []");
