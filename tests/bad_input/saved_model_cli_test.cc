@@ -104,6 +104,20 @@ TEST(BadNpyTest, HeadersThatAreNotNumpysDict) {
   ExpectNpyReaderStillWorks();
 }
 
+// An empty array whose dimensions multiply to 2^40 before the 0: numpy
+// writes it, a tensor's shape cannot hold it. The error named no file.
+TEST(BadNpyTest, EmptyArrayWithAHugeDimension) {
+  absl::StatusOr<Tensor> t = ParseNpy(
+      NpyWithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 0), }"),
+      "empty.npy");
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.status().message(),
+            "empty.npy: the .npy shape (1099511627776, 0) is empty, but its dimensions before "
+            "the 0 multiply to more than 2^38, which a tensor's shape cannot hold: save the "
+            "array with a smaller shape");
+  ExpectNpyReaderStillWorks();
+}
+
 TEST(BadNpyTest, NpzArchivesAreRefused) {
   absl::StatusOr<Tensor> t = ParseNpy(std::string("PK\x03\x04\x14\x00", 6), "inputs.npz");
   EXPECT_EQ(t.status().code(), absl::StatusCode::kUnimplemented);
@@ -119,6 +133,33 @@ TEST(BadInputExprTest, DeepNesting) {
   EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(t.status().message(),
             "at position 32: lists nest deeper than 32 levels, numpy's limit of dimensions");
+  ExpectExprParserStillWorks();
+}
+
+// np.array's value may be a call, and that recursion had no bound: 100,000
+// nested calls (900 KB, within a command line's limit) overflowed the stack.
+TEST(BadInputExprTest, DeeplyNestedCalls) {
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "np.array(";
+  deep += "1" + std::string(100000, ')');
+  absl::StatusOr<Tensor> t = ParseInputExpr(deep);
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.status().message(),
+            "at position 288: np calls nest deeper than 32 levels; write the value once, as "
+            "np.array(value, dtype)");
+  ExpectExprParserStillWorks();
+}
+
+// Found by input_exprs_fuzzer: np.zeros made arrays of any rank from a
+// shape tuple, where numpy stops at 32 dimensions.
+TEST(BadInputExprTest, ShapeOfMoreThan32Dimensions) {
+  std::string expr = "np.zeros([";
+  for (int i = 0; i < 1000; ++i) expr += "0, ";
+  absl::StatusOr<Tensor> t = ParseInputExpr(expr + "])");
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.status().message(),
+            "at position 9: the shape has 1000 dimensions, more than 32, numpy's limit of "
+            "dimensions");
   ExpectExprParserStillWorks();
 }
 

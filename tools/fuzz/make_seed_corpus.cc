@@ -10,6 +10,9 @@
 //                             saved_model.pb files, one written by
 //                             TensorFlow (the input format of
 //                             saved_model_fuzzer.cc)
+//   npy_fuzzer/               .npy files of every dtype and header form
+//                             the reader knows, and two it refuses
+//   input_exprs_fuzzer/       --input_exprs values, good and refused
 // The graphs cover every op family on the host and on /device:IPU:0, with
 // placeholders of full, partial and unknown shapes.
 #include <zlib.h>
@@ -34,6 +37,7 @@
 #include "tensorflow_ipu/ipu/scopes.h"
 #include "tensorflow_ipu/saved_model/loader.h"
 #include "tensorflow_ipu/saved_model/tensor_bundle.h"
+#include "tools/ipu_saved_model_cli/npy.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -299,6 +303,92 @@ void WriteIdxSeeds(const fs::path& dir) {
   }
 }
 
+// A .npy file around the header dict `dict` (version 1.0 or, for
+// `major` 2 or 3, a 4-byte header length), padded as numpy pads it.
+std::string NpyFile(const std::string& dict, const std::string& data, int major = 1) {
+  const size_t len_size = major == 1 ? 2 : 4;
+  const size_t pad = 64 - (8 + len_size + dict.size() + 1) % 64;
+  const size_t len = dict.size() + pad + 1;
+  std::string out("\x93NUMPY", 6);
+  out.push_back(static_cast<char>(major));
+  out.push_back('\0');
+  AppendLittleEndian(len, static_cast<int>(len_size), &out);
+  return out + dict + std::string(pad, ' ') + "\n" + data;
+}
+
+void WriteNpySeeds(const fs::path& dir) {
+  const fs::path out = dir / "npy_fuzzer";
+  fs::create_directories(out);
+  // What numpy.save writes, one file per dtype the reader knows.
+  const std::vector<std::pair<std::string, Tensor>> arrays = {
+      {"float32_2x3.npy", Tensor::FromVector<float>({1, -2, 3.5f, 0, 1e30f, -0.f},
+                                                   TensorShape({2, 3}))},
+      {"float64_scalar.npy", Tensor::Scalar<double>(2.5)},
+      {"float16_vector.npy", Tensor::Vector<half>({half(1.5f), half(-2.f)})},
+      {"int32_vector.npy", Tensor::Vector<int32_t>({1, -1, 2147483647})},
+      {"int64_1x2x2.npy", Tensor::FromVector<int64_t>({1, 2, 3, -4}, TensorShape({1, 2, 2}))},
+      {"uint8_vector.npy", Tensor::Vector<uint8_t>({0, 7, 255})},
+      {"bool_vector.npy", Tensor::Vector<bool>({true, false, true})},
+      {"empty_0x3.npy", Tensor::FromVector<float>({}, TensorShape({0, 3}))},
+  };
+  for (const auto& [name, tensor] : arrays) {
+    absl::StatusOr<std::string> bytes = saved_model_cli::EncodeNpy(tensor);
+    if (!bytes.ok()) std::exit(1);
+    Write(out / name, *bytes);
+  }
+  // Forms numpy.save writes for other arrays: Fortran order, big-endian,
+  // versions 2.0 and 3.0, Python 2's long dims, double quotes.
+  std::string ints;
+  for (int i = 0; i < 6; ++i) AppendLittleEndian(i, 4, &ints);
+  Write(out / "fortran_2x3.npy",
+        NpyFile("{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }", ints));
+  Write(out / "big_endian_f8.npy",
+        NpyFile("{'descr': '>f8', 'fortran_order': False, 'shape': (1,), }",
+                std::string("\x3f\xf0\0\0\0\0\0\0", 8)));
+  Write(out / "version2.npy",
+        NpyFile("{'descr': '|u1', 'fortran_order': False, 'shape': (3,), }", "\x01\x02\x03", 2));
+  Write(out / "version3_empty.npy",
+        NpyFile("{'descr': '|b1', 'fortran_order': False, 'shape': (0, 0), }", "", 3));
+  Write(out / "python2_long.npy",
+        NpyFile("{\"descr\": \"<i8\", \"fortran_order\": False, \"shape\": (1L,)}",
+                std::string(8, '\0')));
+  // Refused: a dtype the reader does not know; a shape of 2^62 elements
+  // over no data.
+  Write(out / "unknown_dtype.npy",
+        NpyFile("{'descr': '<c16', 'fortran_order': False, 'shape': (), }", ""));
+  Write(out / "huge_shape.npy",
+        NpyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904,), }",
+                ""));
+}
+
+void WriteInputExprSeeds(const fs::path& dir) {
+  const fs::path out = dir / "input_exprs_fuzzer";
+  fs::create_directories(out);
+  const std::vector<std::pair<std::string, std::string>> seeds = {
+      {"int", "5"},
+      {"negative_float", "-1e-3"},
+      {"bool", "True"},
+      {"nested_list", "[[1], [2], [5]]"},
+      {"mixed_list", "[1, 2.5, True]"},
+      {"tuple", "((1, 2), (3, 4),)"},
+      {"empty_list", "[]"},
+      {"ones", "np.ones((2, 3))"},
+      {"zeros_dtype", "numpy.zeros([4], dtype=np.int32)"},
+      {"array_dtype", "np.array([[1, 2]], 'float16')"},
+      {"array_of_call", "np.array(np.ones(2, np.uint8), dtype=bool)"},
+      {"zeros_empty_axis", "np.zeros((0, 1099511627776))"},
+      // Refused: a call the grammar does not know, a shape over the limit,
+      // a ragged list, an integer beyond int64, an empty shape a Tensor
+      // cannot hold.
+      {"import", "__import__('os').system('true')"},
+      {"too_many_elements", "np.ones((65536, 65536))"},
+      {"ragged", "[[1, 2], [3]]"},
+      {"int_overflow", "9223372036854775808"},
+      {"empty_too_large", "np.zeros((1099511627776, 0))"},
+  };
+  for (const auto& [name, text] : seeds) Write(out / name, text);
+}
+
 // One saved_model_fuzzer input: a mode byte, A's length (2 bytes,
 // little-endian), A, B (see saved_model_fuzzer.cc).
 std::string SavedModelInput(int mode, const std::string& a, const std::string& b) {
@@ -368,5 +458,7 @@ int main(int argc, char** argv) {
   tensorflow_ipu::WriteCheckpointSeeds(dir);
   tensorflow_ipu::WriteIdxSeeds(dir);
   tensorflow_ipu::WriteSavedModelSeeds(dir);
+  tensorflow_ipu::WriteNpySeeds(dir);
+  tensorflow_ipu::WriteInputExprSeeds(dir);
   return 0;
 }

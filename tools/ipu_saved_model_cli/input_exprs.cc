@@ -279,8 +279,23 @@ class Parser {
   }
 
   // np.ones / np.zeros / np.array, with positional and keyword arguments.
+  // np.array's value may itself be a call: the nesting is bounded before
+  // recursing, so that np.array(np.array(... 100,000 deep cannot exhaust
+  // the stack (it did).
   absl::StatusOr<Tensor> ParseCall() {
     const size_t call_pos = Peek().pos;
+    if (call_depth_ >= kMaxInputExprDepth) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "at position ", call_pos, ": np calls nest deeper than ", kMaxInputExprDepth,
+          " levels; write the value once, as np.array(value, dtype)"));
+    }
+    ++call_depth_;
+    absl::StatusOr<Tensor> t = ParseCallBody(call_pos);
+    --call_depth_;
+    return t;
+  }
+
+  absl::StatusOr<Tensor> ParseCallBody(size_t call_pos) {
     Take();  // np or numpy
     Take();  // .
     const Token& fn = Peek();
@@ -352,6 +367,13 @@ class Parser {
       return absl::InvalidArgumentError(absl::StrCat(
           "at position ", pos, ": a shape is an int or a tuple of ints, such as (2, 3)"));
     }
+    // numpy's limit on dimensions, as for nested lists: a shape tuple of
+    // 33 ints is short text, and was accepted.
+    if (lit.values.size() > static_cast<size_t>(kMaxInputExprDepth)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "at position ", pos, ": the shape has ", lit.values.size(), " dimensions, more than ",
+          kMaxInputExprDepth, ", numpy's limit of dimensions"));
+    }
     std::vector<int64_t> shape;
     int64_t count = 1;
     for (const Scalar& s : lit.values) {
@@ -367,6 +389,15 @@ class Parser {
       return absl::InvalidArgumentError(absl::StrCat(
           "at position ", pos, ": the shape (", absl::StrJoin(shape, ", "), ") has more than ",
           kMaxInputExprElements, " elements; give a larger input as a .npy file with --inputs"));
+    }
+    // Only an empty shape gets here with dimensions a Tensor cannot hold,
+    // such as (2^40, 0): numpy makes it, but TensorShape refuses
+    // dimensions that multiply to more than 2^38 before the 0.
+    if (!TensorShape::FromDims(shape).ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "at position ", pos, ": the shape (", absl::StrJoin(shape, ", "),
+          ") is empty, but its dimensions before the 0 multiply to more than 2^38, which a "
+          "tensor's shape cannot hold"));
     }
     return shape;
   }
@@ -404,6 +435,7 @@ class Parser {
 
   std::vector<Token> tokens_;
   size_t next_ = 0;
+  int call_depth_ = 0;  // np calls being parsed, one inside the other
 };
 
 }  // namespace

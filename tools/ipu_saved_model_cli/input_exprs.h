@@ -21,8 +21,10 @@
 // Anything else (names, other calls, attribute access, operators,
 // `__import__`, strings) is InvalidArgument naming the position (0-based
 // offset into the expression) and what is there. So are ragged lists,
-// nesting deeper than numpy's 32 dimensions, integers beyond int64, shapes
-// with negative dims or more than kMaxInputExprElements elements, and
+// nesting deeper than numpy's 32 dimensions, shapes of more than 32, np calls nested more than 32
+// deep (np.array(np.array(...))), integers beyond int64, shapes
+// with negative dims, more than kMaxInputExprElements elements or, empty,
+// dimensions multiplying to over 2^38 before the 0 ((2^40, 0)), and
 // values that do not fit a requested integer dtype.
 #ifndef TOOLS_IPU_SAVED_MODEL_CLI_INPUT_EXPRS_H_
 #define TOOLS_IPU_SAVED_MODEL_CLI_INPUT_EXPRS_H_
@@ -39,7 +41,8 @@ namespace saved_model_cli {
 // The most elements np.ones / np.zeros may make (2^26 float64s are 512
 // MiB): a larger input belongs in a .npy file given with --inputs.
 inline constexpr int64_t kMaxInputExprElements = int64_t{1} << 26;
-// Lists nest at most this deep, numpy's limit on dimensions.
+// Lists nest at most this deep, numpy's limit on dimensions; so do np
+// calls, each the value of the one around it.
 inline constexpr int kMaxInputExprDepth = 32;
 
 // The array `expr` denotes (see above).

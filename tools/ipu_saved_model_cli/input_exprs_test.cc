@@ -102,6 +102,29 @@ TEST(InputExprsTest, RaggedListsAreRefused) {
   EXPECT_THAT(t.status().message(), HasSubstr("at position 4: the list is ragged"));
 }
 
+std::string NestedArrayCalls(int depth) {
+  std::string expr;
+  for (int i = 0; i < depth; ++i) expr += "np.array(";
+  expr += "[2]";
+  for (int i = 0; i < depth; ++i) expr += ")";
+  return expr;
+}
+
+TEST(InputExprsTest, NestedCallsAreBounded) {
+  // 32 calls, one inside the other, are the value itself.
+  EXPECT_EQ(Eval(NestedArrayCalls(32)), Eval("[2]"));
+  // The 33rd is refused where it starts (9 characters per "np.array(").
+  absl::StatusOr<Tensor> t = ParseInputExpr(NestedArrayCalls(33));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.status().message(),
+            "at position 288: np calls nest deeper than 32 levels; write the value once, as "
+            "np.array(value, dtype)");
+  // 100,000 levels (900 KB of text, which overflowed the stack) fail the
+  // same way.
+  t = ParseInputExpr(NestedArrayCalls(100000));
+  EXPECT_THAT(t.status().message(), HasSubstr("at position 288: np calls nest deeper than 32"));
+}
+
 TEST(InputExprsTest, SizesAreBounded) {
   std::string deep = std::string(33, '[') + "1" + std::string(33, ']');
   absl::StatusOr<Tensor> t = ParseInputExpr(deep);
@@ -119,6 +142,23 @@ TEST(InputExprsTest, SizesAreBounded) {
   EXPECT_EQ(t.status().message(),
             "at position 8: the shape (4294967296, 4294967296, 2) has more than 67108864 "
             "elements; give a larger input as a .npy file with --inputs");
+  // Shapes have at most numpy's 32 dimensions, as nested lists do.
+  std::string ones32 = "np.ones((";
+  for (int i = 0; i < 32; ++i) ones32 += "1,";
+  EXPECT_EQ(Eval(ones32 + "))").substr(0, 10), "double [1,");
+  t = ParseInputExpr(ones32 + "1))");
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.status().message(),
+            "at position 8: the shape has 33 dimensions, more than 32, numpy's limit of "
+            "dimensions");
+  // Empty shapes with huge dimensions: a 0 first is a tensor's shape; a 0
+  // last after 2^40 is not (numpy makes it; TensorShape refuses it).
+  EXPECT_EQ(Eval("np.zeros((0, 1099511627776))"), "double [0,1099511627776] []");
+  t = ParseInputExpr("np.zeros((1099511627776, 0))");
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.status().message(),
+            "at position 9: the shape (1099511627776, 0) is empty, but its dimensions before the "
+            "0 multiply to more than 2^38, which a tensor's shape cannot hold");
   t = ParseInputExpr("np.zeros(9223372036854775808)");
   EXPECT_THAT(t.status().message(), HasSubstr("the integer 9223372036854775808 does not fit int64"));
   t = ParseInputExpr("np.array([300], dtype=np.uint8)");

@@ -267,7 +267,21 @@ absl::StatusOr<Tensor> ParseNpy(absl::string_view bytes, absl::string_view file)
         h.descr, "' needs ", count, " elements of ", item,
         " bytes: the file is cut short or damaged"));
   }
-  ASSIGN_OR_RETURN(Tensor t, Tensor::Create(*dtype, TensorShape(h.shape)));
+  // Only an empty array gets here with a shape a Tensor cannot hold, such
+  // as (2^40, 0): numpy makes it, but TensorShape refuses dimensions that
+  // multiply to more than 2^38 before the 0.
+  if (!TensorShape::FromDims(h.shape).ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        file, ": the .npy shape ", ShapeRepr(h.shape), " is empty, but its dimensions before "
+        "the 0 multiply to more than 2^38, which a tensor's shape cannot hold: save the array "
+        "with a smaller shape"));
+  }
+  absl::StatusOr<Tensor> created = Tensor::Create(*dtype, TensorShape(h.shape));
+  if (!created.ok()) {
+    return absl::Status(created.status().code(),
+                        absl::StrCat(file, ": ", created.status().message()));
+  }
+  Tensor t = *std::move(created);
   char* out = static_cast<char*>(t.raw_data());
   if (h.fortran_order && h.shape.size() > 1) {
     FortranToRowMajor(data.data(), out, h.shape, count, item);

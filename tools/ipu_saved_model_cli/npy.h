@@ -23,8 +23,10 @@
 // needs more than 65535 bytes.
 //
 // Errors name the file: bad magic or version, a header that is not a dict
-// of exactly those keys, a shape whose element count overflows
-// (InvalidArgument); a file cut short or with bytes beyond the data, or a
+// of exactly those keys, a shape whose element count overflows, an empty
+// shape whose dimensions multiply to over 2^38 before its 0, such as
+// (2^40, 0), which a Tensor cannot hold (InvalidArgument); a file cut
+// short or with bytes beyond the data, or a
 // bool that is neither 0 nor 1 (DataLoss). A .npz archive (a zip of .npy
 // files) is Unimplemented: the project has no zip reader.
 #ifndef TOOLS_IPU_SAVED_MODEL_CLI_NPY_H_

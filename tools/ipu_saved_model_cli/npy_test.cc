@@ -239,6 +239,31 @@ TEST(NpyTest, BadFilesAreRefusedNamingTheFile) {
   EXPECT_EQ(t->DebugString(), "[1. 2. 3.]");
 }
 
+TEST(NpyTest, EmptyArraysWithHugeDimensions) {
+  // A 0 first: the shape is one a tensor can hold.
+  absl::StatusOr<Tensor> t =
+      ParseNpy(NpyV1("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 1099511627776), }", ""),
+               "empty.npy");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->shape(), TensorShape({0, int64_t{1} << 40}));
+  EXPECT_EQ(t->NumElements(), 0);
+  // numpy makes (2^40, 0) as well, but its dimensions multiply to 2^40
+  // before the 0: refused naming the file (the error used to come from
+  // TensorShape, without the file's name), in both orders.
+  for (const char* order : {"False", "True"}) {
+    t = ParseNpy(NpyV1(absl::StrCat("{'descr': '<f4', 'fortran_order': ", order,
+                                    ", 'shape': (1099511627776, 0), }"),
+                       ""),
+                 "empty.npy");
+    EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument) << order;
+    EXPECT_EQ(t.status().message(),
+              "empty.npy: the .npy shape (1099511627776, 0) is empty, but its dimensions before "
+              "the 0 multiply to more than 2^38, which a tensor's shape cannot hold: save the "
+              "array with a smaller shape")
+        << order;
+  }
+}
+
 TEST(NpyTest, StringsCannotBeWritten) {
   absl::StatusOr<std::string> bytes = EncodeNpy(Tensor::Strings({"a"}));
   EXPECT_EQ(bytes.status().code(), absl::StatusCode::kUnimplemented);
