@@ -69,6 +69,15 @@ class Lexer {
            absl::ascii_isdigit(static_cast<unsigned char>(text_[pos_ + 1])))) {
         t.kind = TokenKind::kNumber;
         t.text = Number();
+        // Python refuses "095" (an integer with a leading zero and more
+        // digits), though "00", "0.5" and "01.5" are numbers.
+        if (t.text.size() > 1 && t.text[0] == '0' &&
+            t.text.find_first_not_of("0123456789") == std::string::npos &&
+            t.text.find_first_not_of('0') != std::string::npos) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "at position ", t.pos, ": leading zeros in decimal integer literals are not "
+              "permitted (", t.text, "); write the number without them"));
+        }
       } else if (absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_') {
         t.kind = TokenKind::kName;
         const size_t start = pos_;

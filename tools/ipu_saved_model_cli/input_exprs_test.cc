@@ -29,6 +29,17 @@ TEST(InputExprsTest, NumbersGetTheDtypeNumpyInfers) {
   EXPECT_EQ(Eval("-9223372036854775808"), "int64 [] -9223372036854775808");
 }
 
+TEST(InputExprsTest, LeadingZerosAsPythonReadsThem) {
+  EXPECT_EQ(Eval("0"), "int64 [] 0");
+  EXPECT_EQ(Eval("00"), "int64 [] 0");
+  EXPECT_EQ(Eval("01.5"), "double [] 1.5");
+  EXPECT_EQ(Eval("0e3"), "double [] 0.0");
+  // Python: "leading zeros in decimal integer literals are not permitted".
+  EXPECT_EQ(Eval("[1, 095]"),
+            "error: at position 4: leading zeros in decimal integer literals are not permitted "
+            "(095); write the number without them");
+}
+
 TEST(InputExprsTest, NestedListsAndTuples) {
   EXPECT_EQ(Eval("[[1],[2],[5]]"), "int64 [3,1] [[1]\n [2]\n [5]]");
   EXPECT_EQ(Eval("[[1], [2.5], [5]]"), "double [3,1] [[1. ]\n [2.5]\n [5. ]]");
