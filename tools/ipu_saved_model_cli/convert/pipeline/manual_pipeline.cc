@@ -55,16 +55,9 @@ absl::Status ManualPipeline::Apply(GraphDef* graph, SignatureDef* signature) {
   RETURN_IF_ERROR(CheckDevicesFit(solution, context_.num_ipus, "manual_pipeline_config"));
   const std::string path = ResolvePath(context_, config_.solution_dir + "/manual.pipeconfig");
   RETURN_IF_ERROR(WriteSolutionFile(path, solution));
-  if (config_.profiling_enable) {
-    const std::string report_dir =
-        ResolvePath(context_, absl::StrCat(config_.profiling_root_dir, "/manual_pipeline-",
-                                           IpusNeeded(solution), "-b", context_.batch_size));
-    RETURN_IF_ERROR(
-        ProfileSolution(*graph, *signature, serving, solution, context_, report_dir).status());
-  }
-  GraphDef staged = *graph;
-  RETURN_IF_ERROR(ApplySolution(solution, &staged));
-  *graph = std::move(staged);
+  RETURN_IF_ERROR(ProfileAndApply(solution, serving, context_, config_.profiling_enable,
+                                  config_.profiling_root_dir, "manual_pipeline", *signature,
+                                  graph));
   solution_path_ = path;
   return absl::OkStatus();
 }

@@ -12,17 +12,8 @@ absl::Status PipelineConfLoader::Apply(GraphDef* graph, SignatureDef* signature)
   ASSIGN_OR_RETURN(PipelineSolution solution, ReadSolutionFile(path, serving));
   RETURN_IF_ERROR(
       CheckDevicesFit(solution, context_.num_ipus, absl::StrCat("solution file ", path)));
-  if (config_.profiling_enable) {
-    const std::string report_dir =
-        ResolvePath(context_, absl::StrCat(config_.profiling_root_dir, "/pipeline_loader-",
-                                           IpusNeeded(solution), "-b", context_.batch_size));
-    RETURN_IF_ERROR(
-        ProfileSolution(*graph, *signature, serving, solution, context_, report_dir).status());
-  }
-  GraphDef staged = *graph;
-  RETURN_IF_ERROR(ApplySolution(solution, &staged));
-  *graph = std::move(staged);
-  return absl::OkStatus();
+  return ProfileAndApply(solution, serving, context_, config_.profiling_enable,
+                         config_.profiling_root_dir, "pipeline_loader", *signature, graph);
 }
 
 }  // namespace saved_model_cli

@@ -49,5 +49,23 @@ absl::StatusOr<ProfileSummary> ProfileSolution(const GraphDef& graph, const Sign
   return SummarizeProfiles(run.profiles, serving);
 }
 
+absl::Status ProfileAndApply(const PipelineSolution& solution, const ServingGraph& serving,
+                             const PipelineContext& context, bool profile,
+                             const std::string& profiling_root_dir,
+                             const std::string& report_prefix, const SignatureDef& signature,
+                             GraphDef* graph) {
+  if (profile) {
+    const std::string report_dir =
+        ResolvePath(context, absl::StrCat(profiling_root_dir, "/", report_prefix, "-",
+                                          IpusNeeded(solution), "-b", context.batch_size));
+    RETURN_IF_ERROR(
+        ProfileSolution(*graph, signature, serving, solution, context, report_dir).status());
+  }
+  GraphDef staged = *graph;
+  RETURN_IF_ERROR(ApplySolution(solution, &staged));
+  *graph = std::move(staged);
+  return absl::OkStatus();
+}
+
 }  // namespace saved_model_cli
 }  // namespace tensorflow_ipu

@@ -47,6 +47,16 @@ absl::StatusOr<ProfileSummary> ProfileSolution(const GraphDef& graph, const Sign
                                                const PipelineContext& context,
                                                const std::string& report_dir);
 
+// What the manual and load converters do with their solution: profile it
+// on the simulator when `profile` is set (the report under
+// <profiling_root_dir>/<report_prefix>-<IPUs>-b<batch_size>), then apply it
+// to `graph`, which is left unchanged on error.
+absl::Status ProfileAndApply(const PipelineSolution& solution, const ServingGraph& serving,
+                             const PipelineContext& context, bool profile,
+                             const std::string& profiling_root_dir,
+                             const std::string& report_prefix, const SignatureDef& signature,
+                             GraphDef* graph);
+
 }  // namespace saved_model_cli
 }  // namespace tensorflow_ipu
 
