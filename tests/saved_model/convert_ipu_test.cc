@@ -117,7 +117,7 @@ class ConvertIpuTest : public testing::IpuTest {
     absl::StatusOr<GraphDef> graph = root.ToGraphDef();
     EXPECT_TRUE(graph.ok()) << graph.status();
     std::unique_ptr<Session> session = NewSession();
-    EXPECT_TRUE(session->Create(*graph).ok());
+    TF_EXPECT_OK(session->Create(*graph));
     std::vector<std::string> targets;
     for (const Operation& op : inits) targets.push_back(op.node()->name());
     std::vector<Tensor> unused;
