@@ -14,7 +14,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tensorflow_ipu/saved_model/testing/test_files.h"
-#include "tools/ipu_saved_model_cli/cli.h"
+#include "tools/ipu_saved_model_cli/cli_testing.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -22,17 +22,8 @@ namespace {
 using saved_model_testing::FreshTestDir;
 using saved_model_testing::kHalfPlusTwo;
 using ::testing::HasSubstr;
-
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-Outcome Cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int status = saved_model_cli::RunCli(args, out, err);
-  return {status, out.str(), err.str()};
-}
+using saved_model_cli::Cli;
+using saved_model_cli::CliOutcome;
 
 std::vector<std::string> Convert(const std::string& output_dir,
                                  const std::vector<std::string>& ipu_flags) {
@@ -43,7 +34,7 @@ std::vector<std::string> Convert(const std::string& output_dir,
 }
 
 // `run` of the converted model on `num_ipus` simulated IPUs.
-Outcome RunOnIpus(const std::string& dir, int num_ipus) {
+CliOutcome RunOnIpus(const std::string& dir, int num_ipus) {
   return Cli({"run", "--dir", dir, "--tag_set", "serve", "--signature_def", "serving_default",
               "--input_exprs", "x=[[1],[2],[5]]", "--init_ipu", "--num_ipus",
               std::to_string(num_ipus)});
@@ -76,7 +67,7 @@ TEST(ConvertCliTest, ConvertedModelsRunOnTheIpusWithTheOriginalsNumbers) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const std::string out_dir = dir + "/" + c.name;
-    Outcome o = Cli(Convert(out_dir, c.flags));
+    CliOutcome o = Cli(Convert(out_dir, c.flags));
     ASSERT_EQ(o.status, 0) << o.err;
     EXPECT_EQ(o.out, "SavedModel written to: " + out_dir +
                          "/saved_model.pb\nConversion parameters written to: " + out_dir +
@@ -100,7 +91,7 @@ TEST(ConvertCliTest, ConvertedModelsRunOnTheIpusWithTheOriginalsNumbers) {
 TEST(ConvertCliTest, BadFlagsAndConfigFilesFailWithTheirMessageAndWriteNothing) {
   const std::string dir = FreshTestDir("convert_cli_bad");
   const std::string out_dir = dir + "/out";
-  Outcome o = Cli(Convert(out_dir, {"--num_ipus", "0"}));
+  CliOutcome o = Cli(Convert(out_dir, {"--num_ipus", "0"}));
   EXPECT_EQ(o.status, 1);
   EXPECT_EQ(o.err, "num_ipus should be an integer, and greater than 0.\n");
   o = Cli(Convert(out_dir, {"--num_ipus", "two"}));
@@ -129,7 +120,7 @@ TEST(ConvertCliTest, BadFlagsAndConfigFilesFailWithTheirMessageAndWriteNothing) 
 }
 
 TEST(ConvertCliTest, HelpListsConvertAndItsIpuFlags) {
-  Outcome o = Cli({"--help"});
+  CliOutcome o = Cli({"--help"});
   EXPECT_EQ(o.status, 0);
   EXPECT_THAT(o.out, HasSubstr("convert"));
   o = Cli({"convert", "--dir", "d", "--output_dir", "o", "--tag_set", "serve", "ipu", "--help"});

@@ -18,7 +18,7 @@
 #include "tensorflow_ipu/saved_model/loader.h"
 #include "tensorflow_ipu/saved_model/testing/test_files.h"
 #include "tests/ipu/ipu_test_util.h"
-#include "tools/ipu_saved_model_cli/cli.h"
+#include "tools/ipu_saved_model_cli/cli_testing.h"
 #include "tools/ipu_saved_model_cli/npy.h"
 
 namespace tensorflow_ipu {
@@ -28,20 +28,11 @@ using saved_model_testing::FreshTestDir;
 using saved_model_testing::kHalfPlusTwo;
 using saved_model_testing::ReadBytes;
 using ::testing::HasSubstr;
-
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-Outcome Cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int status = saved_model_cli::RunCli(args, out, err);
-  return {status, out.str(), err.str()};
-}
+using saved_model_cli::Cli;
+using saved_model_cli::CliOutcome;
 
 // The tool's binary, run by the shell with `args`.
-Outcome Binary(const std::string& args) {
+CliOutcome Binary(const std::string& args) {
   const std::string dir = FreshTestDir("cli_binary");
   const std::string command =
       absl::StrCat("tools/ipu_saved_model_cli/ipu_saved_model_cli ", args, " >", dir,
@@ -53,7 +44,7 @@ Outcome Binary(const std::string& args) {
 constexpr char kHalfPlusTwoRun[] = "Result for output key y:\n[[2.5]\n [3. ]\n [4.5]]\n";
 
 TEST(SavedModelCliTest, HalfPlusTwoThroughTheLibrary) {
-  Outcome o = Cli({"run", "--dir", kHalfPlusTwo, "--tag_set", "serve", "--signature_def",
+  CliOutcome o = Cli({"run", "--dir", kHalfPlusTwo, "--tag_set", "serve", "--signature_def",
                    "serving_default", "--input_exprs", "x=[[1],[2],[5]]"});
   EXPECT_EQ(o.status, 0) << o.err;
   EXPECT_EQ(o.out, kHalfPlusTwoRun);
@@ -81,7 +72,7 @@ TEST(SavedModelCliTest, HalfPlusTwoThroughTheLibrary) {
 
 TEST(SavedModelCliTest, HalfPlusTwoThroughTheBinary) {
   const std::string dir = FreshTestDir("cli_binary_out");
-  Outcome o = Binary(absl::StrCat("run --dir ", kHalfPlusTwo,
+  CliOutcome o = Binary(absl::StrCat("run --dir ", kHalfPlusTwo,
                                   " --tag_set serve --signature_def serving_default "
                                   "--input_exprs 'x=[[1],[2],[5]]' --outdir ",
                                   dir));
@@ -116,7 +107,7 @@ TEST(SavedModelCliTest, TheExportedFashionMnistMlp) {
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_GT(report->test_accuracy, 0.3);  // well above chance (0.1) after 20 steps
 
-  Outcome o = Cli({"show", "--dir", model, "--all"});
+  CliOutcome o = Cli({"show", "--dir", model, "--all"});
   EXPECT_EQ(o.status, 0) << o.err;
   EXPECT_EQ(o.out,
             "\nMetaGraphDef with tag-set: 'serve' contains the following SignatureDefs:\n"
@@ -191,7 +182,7 @@ TEST_F(SavedModelCliIpuTest, AModelFrozenForTheIpuNeedsInitIpu) {
                                         "--signature_def", "serving_default",
                                         "--input_exprs", "x=[[1],[2],[5]]"};
   // Without --init_ipu nothing configures the IPUs its nodes need.
-  Outcome o = Cli(run);
+  CliOutcome o = Cli(run);
   EXPECT_EQ(o.status, 1);
   EXPECT_THAT(o.err, HasSubstr("no IPU system is configured"));
   std::vector<std::string> with_ipu = run;

@@ -4,6 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tools/ipu_saved_model_cli/cli_testing.h"
 #include "tensorflow_ipu/saved_model/testing/test_files.h"
 
 namespace tensorflow_ipu {
@@ -14,19 +15,8 @@ using saved_model_testing::kHalfPlusTwo;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-Outcome Cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int status = RunCli(args, out, err);
-  return {status, out.str(), err.str()};
-}
-
 TEST(CliTest, ShowAndRunSucceedWithStatusZero) {
-  Outcome o = Cli({"show", "--dir", kHalfPlusTwo});
+  CliOutcome o = Cli({"show", "--dir", kHalfPlusTwo});
   EXPECT_EQ(o.status, 0);
   EXPECT_EQ(o.out, "The given SavedModel contains the following tag-sets:\nserve\n");
   o = Cli({"run", "--dir", kHalfPlusTwo, "--tag_set", "serve", "--signature_def",
@@ -37,7 +27,7 @@ TEST(CliTest, ShowAndRunSucceedWithStatusZero) {
 }
 
 TEST(CliTest, Scan) {
-  Outcome o = Cli({"scan", "--dir", kHalfPlusTwo});
+  CliOutcome o = Cli({"scan", "--dir", kHalfPlusTwo});
   EXPECT_EQ(o.status, 0) << o.err;
   EXPECT_EQ(o.out, "MetaGraph with tag set ['serve'] does not contain blacklisted ops.\n");
   o = Cli({"scan"});
@@ -47,7 +37,7 @@ TEST(CliTest, Scan) {
 }
 
 TEST(CliTest, FailuresPrintTheMessageAndExitOne) {
-  Outcome o = Cli({"run", "--dir", kHalfPlusTwo, "--tag_set", "serve", "--signature_def",
+  CliOutcome o = Cli({"run", "--dir", kHalfPlusTwo, "--tag_set", "serve", "--signature_def",
                    "serving_default"});
   EXPECT_EQ(o.status, 1);
   EXPECT_EQ(o.out, "");
@@ -60,7 +50,7 @@ TEST(CliTest, TensorFlowsDebuggerAndRemoteWorkersAreRefused) {
                                         "x=[[1]]"};
   std::vector<std::string> args = run;
   args.push_back("--tf_debug");
-  Outcome o = Cli(args);
+  CliOutcome o = Cli(args);
   EXPECT_EQ(o.status, 1);
   EXPECT_EQ(o.err, "--tf_debug is not supported: TensorFlow's debugger (tfdbg) does not exist "
                    "here; run without it\n");
@@ -80,7 +70,7 @@ TEST(CliTest, TensorFlowsDebuggerAndRemoteWorkersAreRefused) {
 }
 
 TEST(CliTest, CommandLineErrorsExitTwoWithUsage) {
-  Outcome o = Cli({"show"});
+  CliOutcome o = Cli({"show"});
   EXPECT_EQ(o.status, 2);
   EXPECT_EQ(o.err,
             "usage: ipu_saved_model_cli show [-h] --dir DIR [--all] [--tag_set TAG_SET]\n"
@@ -111,7 +101,7 @@ TEST(CliTest, CommandLineErrorsExitTwoWithUsage) {
 }
 
 TEST(CliTest, HelpPerSubcommand) {
-  Outcome o = Cli({"run", "--help"});
+  CliOutcome o = Cli({"run", "--help"});
   EXPECT_EQ(o.status, 0);
   EXPECT_THAT(o.out, StartsWith("usage: ipu_saved_model_cli run [-h] --dir DIR --tag_set TAG_SET\n"));
   EXPECT_THAT(o.out, HasSubstr("\n  --init_ipu            if set, configures the IPU system"));
