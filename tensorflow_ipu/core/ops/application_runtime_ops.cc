@@ -1,0 +1,58 @@
+// The embedded application runtime's ops, with the vendor's names and
+// signatures (ipu.embedded_runtime): a graph that serves a precompiled IPU
+// application calls it through them.
+//
+//   ApplicationRuntime(inputs) -> anchor
+//     loads the application executable `filename` and starts its engine
+//     `engine_name` (once per session: later runs find it started); its
+//     inputs are the application's non-streamed inputs.
+//   ApplicationCall(infeeds, anchor) -> outfeeds
+//     hands one element to the engine's infeed and returns what the
+//     application's outfeed gave for it. Calls from concurrent runs are
+//     batched into one run of the application's loop; `timeout_us` is how
+//     long the engine waits for the next call before it runs the loop with
+//     the batch it has.
+//
+// The kernels belong to the runtime's IPU path
+// (runtime/ipu/application_runtime_kernels.cc); both ops run on the host.
+#include "tensorflow_ipu/core/op_registry.h"
+#include "tensorflow_ipu/core/tensor_shape.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+bool RegisterApplicationRuntimeOps() {
+  internal::OpRegistrar(OpDefBuilder("ApplicationRuntime")
+                            .InputTypeList("inputs", "input_types")
+                            .Output("anchor", DT_INT32)
+                            .Attr("filename", "string")
+                            .Attr("engine_name", "string")
+                            .Attr("timeout_us", "int", MakeAttrValue(int64_t{5000}))
+                            .SetIsStateful()
+                            .SetIsHostOnly()
+                            .SetShapeFn([](InferenceContext* c) {
+                              c->set_output(0, TensorShape({}));
+                              return absl::OkStatus();
+                            }));
+  // Output shapes are the executable's, unknown to the graph (as in the
+  // vendor's op, which declares only the types).
+  internal::OpRegistrar(OpDefBuilder("ApplicationCall")
+                            .InputTypeList("infeeds", "infeed_types")
+                            .Input("anchor", DT_INT32)
+                            .OutputTypeList("outfeeds", "outfeed_types")
+                            .Attr("engine_name", "string")
+                            .SetIsStateful()
+                            .SetIsHostOnly()
+                            .SetShapeFn([](InferenceContext* c) {
+                              for (int i = 0; i < c->num_outputs(); ++i) {
+                                c->set_output(i, TensorShape::Unknown());
+                              }
+                              return absl::OkStatus();
+                            }));
+  return true;
+}
+
+const bool kRegistered = RegisterApplicationRuntimeOps();
+
+}  // namespace
+}  // namespace tensorflow_ipu
