@@ -15,11 +15,29 @@
 //
 // The kernels belong to the runtime's IPU path
 // (runtime/ipu/application_runtime_kernels.cc); both ops run on the host.
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/op_registry.h"
+#include "tensorflow_ipu/core/status_macros.h"
 #include "tensorflow_ipu/core/tensor_shape.h"
 
 namespace tensorflow_ipu {
 namespace {
+
+absl::Status CallShapes(InferenceContext* c) {
+  std::vector<TensorShape> shapes(c->num_outputs(), TensorShape::Unknown());
+  if (c->node().attr().count("_output_shapes")) {
+    ASSIGN_OR_RETURN(shapes, c->GetAttr<std::vector<TensorShape>>("_output_shapes"));
+    if (static_cast<int>(shapes.size()) != c->num_outputs()) {
+      return absl::InvalidArgumentError(absl::StrCat("_output_shapes has ", shapes.size(),
+                                                     " shapes for ", c->num_outputs(),
+                                                     " outputs; give one per output"));
+    }
+  }
+  for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, shapes[i]);
+  return absl::OkStatus();
+}
 
 bool RegisterApplicationRuntimeOps() {
   internal::OpRegistrar(OpDefBuilder("ApplicationRuntime")
@@ -34,8 +52,10 @@ bool RegisterApplicationRuntimeOps() {
                               c->set_output(0, TensorShape({}));
                               return absl::OkStatus();
                             }));
-  // Output shapes are the executable's, unknown to the graph (as in the
-  // vendor's op, which declares only the types).
+  // Output shapes are the executable's: the vendor's op declares only the
+  // types, so they are unknown, unless the internal attr `_output_shapes`
+  // (which ipu::embedded_runtime::embedded_runtime_call sets from the
+  // executable's signature) gives one shape per output.
   internal::OpRegistrar(OpDefBuilder("ApplicationCall")
                             .InputTypeList("infeeds", "infeed_types")
                             .Input("anchor", DT_INT32)
@@ -43,12 +63,7 @@ bool RegisterApplicationRuntimeOps() {
                             .Attr("engine_name", "string")
                             .SetIsStateful()
                             .SetIsHostOnly()
-                            .SetShapeFn([](InferenceContext* c) {
-                              for (int i = 0; i < c->num_outputs(); ++i) {
-                                c->set_output(i, TensorShape::Unknown());
-                              }
-                              return absl::OkStatus();
-                            }));
+                            .SetShapeFn(CallShapes));
   return true;
 }
 
