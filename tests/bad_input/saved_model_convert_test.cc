@@ -157,14 +157,35 @@ TEST_F(BadConvertInputTest, AnOutputDirectoryThatIsAFileIsRefused) {
                              "directory");
 }
 
-TEST_F(BadConvertInputTest, AnOptionNotSupportedYetIsRefusedByName) {
-  absl::Status s = SetConvertFlag("embedded_runtime_save_config",
-                                  {"{\"embedded_runtime_exec_cachedir\": \"c\"}"}, &options_);
+TEST_F(BadConvertInputTest, AnEmbeddedRuntimeConfigWithoutItsKeysIsRefusedAndWritesNothing) {
+  absl::Status s = SetConvertFlag("int64_to_int32_conversion", {}, &options_);
+  ASSERT_TRUE(s.ok()) << s;
+  s = SetConvertFlag("embedded_runtime_save_config",
+                     {"{\"embedded_runtime_exec_cachedir\": \"" + dir_ + "/cache\"}"}, &options_);
   ASSERT_TRUE(s.ok()) << s;
   s = ConvertNow();
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("Key 'runtime_api_timeout_us' missing from `embedded_runtime_save_config`."));
   EXPECT_FALSE(std::filesystem::exists(options_.output_dir));
-  EXPECT_THAT(std::string(s.message()), HasSubstr("embedded_runtime_save_config"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/cache"));
+}
+
+TEST_F(BadConvertInputTest, AnEmbeddedRuntimeConfigOfTheWrongTypesIsRefusedNamingTheKey) {
+  ASSERT_EQ(absl::OkStatus(), SetConvertFlag("int64_to_int32_conversion", {}, &options_));
+  for (const char* config : {
+           R"({"embedded_runtime_exec_cachedir": 7, "runtime_api_timeout_us": 5000})",
+           R"({"embedded_runtime_exec_cachedir": "c", "runtime_api_timeout_us": "soon"})",
+           R"({"embedded_runtime_exec_cachedir": "c", "runtime_api_timeout_us": 0})",
+           R"({"embedded_runtime_exec_cachedir": "c", "runtime_api_timeout_us": 5, "x": 1})",
+       }) {
+    SCOPED_TRACE(config);
+    ASSERT_EQ(absl::OkStatus(), SetConvertFlag("embedded_runtime_save_config", {config}, &options_));
+    absl::Status s = ConvertNow();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("embedded_runtime_save_config"));
+    EXPECT_FALSE(std::filesystem::exists(options_.output_dir));
+  }
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // model run by the same tool on the simulated IPUs: TensorFlow's
 // half_plus_two (y = Add(Mul(a, x), b)) gives [2.5, 3, 4.5] converted plainly, with merged
 // subgraphs (honoured on the command line, unlike the original), sharded
-// and pipelined over 2 IPUs; bad flags and config files fail with the
+// and pipelined over 2 IPUs, and compiled into an application served by the
+// embedded runtime (plainly, sharded and pipelined); bad flags and config files fail with the
 // flag's message and write nothing.
 #include <filesystem>
 #include <fstream>
@@ -63,6 +64,24 @@ TEST(ConvertCliTest, ConvertedModelsRunOnTheIpusWithTheOriginalsNumbers) {
       {"pipelined", {"--batch_size", "3", "--num_ipus", "2", "--pipeline_cfg",
                      R"({"converter": "manual", "manual_pipeline_config": [["^Mul"], ["^Add", "^y"]],
                          "device_info": [0, 1], "solution_dir": ")" + dir + R"(/solution"})"}, 2},
+      // The IPU part compiled into an application, served by the embedded
+      // runtime: plainly, sharded, and around the pipelining converter.
+      {"embedded", {"--batch_size", "3", "--int64_to_int32_conversion", "--batch_per_step", "4",
+                    "--embedded_runtime_save_config",
+                    R"({"embedded_runtime_exec_cachedir": ")" + dir +
+                        R"(/cache_embedded", "runtime_api_timeout_us": 1000})"}, 1},
+      {"embedded_sharded", {"--batch_size", "3", "--int64_to_int32_conversion", "--num_ipus", "2",
+                            "--manual_sharding", "[['^nothing$'], ['^y$']]",
+                            "--embedded_runtime_save_config",
+                            R"({"embedded_runtime_exec_cachedir": ")" + dir +
+                                R"(/cache_sharded", "runtime_api_timeout_us": 1000})"}, 2},
+      {"embedded_pipelined", {"--batch_size", "3", "--int64_to_int32_conversion", "--num_ipus", "2",
+                              "--pipeline_cfg",
+                              R"({"converter": "manual", "manual_pipeline_config": [["^Mul"], ["^Add", "^y"]],
+                                  "device_info": [0, 1], "solution_dir": ")" + dir + R"(/solution2"})",
+                              "--embedded_runtime_save_config",
+                              R"({"embedded_runtime_exec_cachedir": ")" + dir +
+                                  R"(/cache_pipelined", "runtime_api_timeout_us": 1000})"}, 2},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -86,6 +105,38 @@ TEST(ConvertCliTest, ConvertedModelsRunOnTheIpusWithTheOriginalsNumbers) {
   EXPECT_EQ(solution["pipeline_mapping"]["Mul"], 0);
   EXPECT_EQ(solution["pipeline_mapping"]["Add"], 1);
   EXPECT_EQ(solution["device_mapping"], nlohmann::json::array({0, 1}));
+  // The embedded conversions wrote their applications where they were told.
+  for (const char* cache : {"cache_embedded", "cache_sharded", "cache_pipelined"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + cache + "/application.poplar_exec")) << cache;
+  }
+}
+
+TEST(ConvertCliTest, TheEmbeddedRuntimesConfigIsCheckedInTheOriginalsWords) {
+  const std::string dir = FreshTestDir("convert_cli_embedded_bad");
+  const std::string out_dir = dir + "/out";
+  const std::string config =
+      R"({"embedded_runtime_exec_cachedir": ")" + dir + R"(/cache", "runtime_api_timeout_us": 5000})";
+  CliOutcome o = Cli(Convert(out_dir, {"--embedded_runtime_save_config", config}));
+  EXPECT_EQ(o.status, 1);
+  EXPECT_EQ(o.err,
+            "The `int64_to_int32_conversion` must be True with `int64_to_int32_conversion=True` "
+            "during the embedded application runtime compilation.\n");
+  o = Cli(Convert(out_dir, {"--int64_to_int32_conversion", "--merge_subgraphs",
+                            "--embedded_runtime_save_config", config}));
+  EXPECT_EQ(o.status, 1);
+  EXPECT_THAT(o.err, HasSubstr("The `merge_subgraphs` must be false"));
+  o = Cli(Convert(out_dir, {"--int64_to_int32_conversion", "--embedded_runtime_save_config",
+                            R"({"runtime_api_timeout_us": 5000})"}));
+  EXPECT_EQ(o.status, 1);
+  EXPECT_THAT(o.err, HasSubstr("Key 'embedded_runtime_exec_cachedir' missing from "
+                               "`embedded_runtime_save_config`."));
+  o = Cli(Convert(out_dir, {"--int64_to_int32_conversion", "--embedded_runtime_save_config",
+                            R"({"embedded_runtime_exec_cachedir": "c", "runtime_api_timeout_us": -1})"}));
+  EXPECT_EQ(o.status, 1);
+  EXPECT_THAT(o.err, HasSubstr("runtime_api_timeout_us should be an integer number of "
+                               "microseconds greater than 0, not -1"));
+  EXPECT_FALSE(std::filesystem::exists(out_dir));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/cache"));
 }
 
 TEST(ConvertCliTest, BadFlagsAndConfigFilesFailWithTheirMessageAndWriteNothing) {

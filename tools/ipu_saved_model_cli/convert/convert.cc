@@ -4,8 +4,6 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "absl/strings/str_split.h"
 #include "tensorflow_ipu/core/graph.h"
 #include "tensorflow_ipu/core/status_macros.h"
@@ -13,6 +11,7 @@
 #include "tensorflow_ipu/saved_model/freeze.h"
 #include "tensorflow_ipu/saved_model/loader.h"
 #include "tools/ipu_saved_model_cli/convert/converter_pipeline.h"
+#include "tools/ipu_saved_model_cli/convert/graph_edit.h"
 #include "tools/ipu_saved_model_cli/convert/md5sum.h"
 
 namespace tensorflow_ipu {
@@ -92,15 +91,8 @@ absl::StatusOr<ConvertResult> Convert(const ConvertOptions& options, std::ostrea
   (*converted->mutable_signature_def())[kDefaultServingSignatureDefKey] = std::move(signature);
   // Deterministic (map entries sorted by key), so that converting the same
   // model twice gives the same file and the same md5sum.
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    if (!saved_model.SerializeToCodedStream(&coded)) {
-      return absl::InternalError("the converted SavedModel does not serialize");
-    }
-  }
+  const std::string bytes = DeterministicBytes(saved_model);
+  if (bytes.empty()) return absl::InternalError("the converted SavedModel does not serialize");
 
   ConvertResult result;
   result.saved_model_path = absl::StrCat(options.output_dir, "/", kSavedModelFilenamePb);

@@ -7,6 +7,7 @@
 #include "tools/ipu_saved_model_cli/convert/gelu_replacement.h"
 #include "tools/ipu_saved_model_cli/convert/int64_conversion.h"
 #include "tools/ipu_saved_model_cli/convert/ipu_placement.h"
+#include "tools/ipu_saved_model_cli/convert/loop_repeat_wrapper.h"
 #include "tools/ipu_saved_model_cli/convert/manual_sharding.h"
 #include "tools/ipu_saved_model_cli/convert/merge_subgraphs.h"
 #include "tools/ipu_saved_model_cli/convert/pipeline/pipeline_converter.h"
@@ -26,11 +27,6 @@ absl::Status Add(const ConvertOptions& options, ConverterList* list) {
 }  // namespace
 
 absl::Status AddRuntimeConverters(const ConvertOptions& options, ConverterList* converters) {
-  if (!options.embedded_runtime_save_config.is_null()) {
-    return absl::UnimplementedError(
-        "embedded_runtime_save_config: the embedded application runtime (the loop-repeat "
-        "wrapper) is not supported yet; convert without --embedded_runtime_save_config");
-  }
   if (!options.pipeline_cfg.is_null()) {
     // The solution and profiling directories are relative to the current
     // directory, as the original's.
@@ -47,7 +43,8 @@ absl::Status AddRuntimeConverters(const ConvertOptions& options, ConverterList* 
                      MakePipelineConverter(options.pipeline_cfg, context));
     converters->push_back(std::move(pipeline));
   }
-  return absl::OkStatus();
+  // After the pipelining converter, so that it wraps the stages too.
+  return Add<LoopRepeatWrapper>(options, converters);
 }
 
 absl::StatusOr<ConverterList> BuildConverters(const ConvertOptions& options) {

@@ -8,9 +8,11 @@
 // The order: 1 GeluReplacement, 2 IPUPlacement, 3 Int64Conversion,
 // 4 PrecisionConversion, 5 ManualSharding, 6 IPUCompilerWrapper
 // (merge_subgraphs), then the converters that compile the IPU part for a
-// runtime (AddRuntimeConverters): 7 LoopRepeatWrapper, 8 AutoPipeline,
-// 9 ManualPipeline, 10 PipelineConfLoader. Each converter that has nothing
-// to do for the options leaves the graph as it is.
+// runtime (AddRuntimeConverters): the pipelining converter pipeline_cfg
+// selects (AutoPipeline, ManualPipeline or PipelineConfLoader), then
+// LoopRepeatWrapper (the original runs the wrapper before them and skips it
+// with pipeline_cfg; here it wraps their result). Each converter that has
+// nothing to do for the options leaves the graph as it is.
 #ifndef TOOLS_IPU_SAVED_MODEL_CLI_CONVERT_CONVERTER_PIPELINE_H_
 #define TOOLS_IPU_SAVED_MODEL_CLI_CONVERT_CONVERTER_PIPELINE_H_
 
@@ -30,10 +32,10 @@ using ConverterList = std::vector<std::unique_ptr<Converter>>;
 // sharding's length, the regexes, ...) in order.
 absl::StatusOr<ConverterList> BuildConverters(const ConvertOptions& options);
 
-// The converters 7-10 join the list here: the pipelining converter that
-// pipeline_cfg selects (pipeline/pipeline_converter.h). The loop-repeat
-// wrapper (embedded_runtime_save_config) does not exist: asking for it is
-// refused with Unimplemented naming the option, never silently ignored.
+// The converters that compile the IPU part join the list here: the
+// pipelining converter that pipeline_cfg selects
+// (pipeline/pipeline_converter.h), then the loop-repeat wrapper
+// (embedded_runtime_save_config, loop_repeat_wrapper.h).
 absl::Status AddRuntimeConverters(const ConvertOptions& options, ConverterList* converters);
 
 // Applies `converters` in order to copies of `graph` and `signature`, and

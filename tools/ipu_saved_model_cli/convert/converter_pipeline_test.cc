@@ -22,7 +22,7 @@ TEST(ConverterPipelineTest, TheConvertersComeInTheOriginalsOrder) {
   ASSERT_TRUE(list.ok()) << list.status();
   EXPECT_THAT(Names(*list), ElementsAre("GeluReplacement", "IPUPlacement", "Int64Conversion",
                                         "PrecisionConversion", "ManualSharding",
-                                        "IPUCompilerWrapper"));
+                                        "IPUCompilerWrapper", "LoopRepeatWrapper"));
 }
 
 TEST(ConverterPipelineTest, CreationChecksEachConvertersOptions) {
@@ -32,7 +32,7 @@ TEST(ConverterPipelineTest, CreationChecksEachConvertersOptions) {
             "The length of manual_sharding (2) should be equal to num_ipus (1).");
 }
 
-TEST(ConverterPipelineTest, PipelineCfgAddsItsConverterLastAndTheLoopWrapperIsRefusedByName) {
+TEST(ConverterPipelineTest, PipelineCfgAddsItsConverterBeforeTheLoopWrapper) {
   ConvertOptions o;
   o.num_ipus = 2;
   o.pipeline_cfg = {{"converter", "manual"},
@@ -41,7 +41,9 @@ TEST(ConverterPipelineTest, PipelineCfgAddsItsConverterLastAndTheLoopWrapperIsRe
   absl::StatusOr<ConverterList> list = BuildConverters(o);
   TF_ASSERT_OK(list);
   ASSERT_FALSE(list->empty());
-  EXPECT_EQ(list->back()->name(), "ManualPipeline");
+  ASSERT_GE(list->size(), 2u);
+  EXPECT_EQ((*list)[list->size() - 2]->name(), "ManualPipeline");
+  EXPECT_EQ(list->back()->name(), "LoopRepeatWrapper");
   // The pipeline converter checks its configuration when it is built.
   o.pipeline_cfg = {{"converter", "manual"}};
   absl::Status s = BuildConverters(o).status();
@@ -49,13 +51,18 @@ TEST(ConverterPipelineTest, PipelineCfgAddsItsConverterLastAndTheLoopWrapperIsRe
   EXPECT_EQ(s.message(),
             "The `manual_pipeline_config` argument is required in `pipeline_cfg` for the manual "
             "converter.");
+  // So does the loop-repeat wrapper, in the original's words.
   o.pipeline_cfg = nullptr;
+  o.int64_to_int32_conversion = true;
   o.embedded_runtime_save_config = {{"embedded_runtime_exec_cachedir", "c"}};
   s = BuildConverters(o).status();
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(),
-            "embedded_runtime_save_config: the embedded application runtime (the loop-repeat "
-            "wrapper) is not supported yet; convert without --embedded_runtime_save_config");
+            "Key 'runtime_api_timeout_us' missing from `embedded_runtime_save_config`. "
+            "`embedded_runtime_save_config` must be a dictionary containing the following items "
+            "{ 'embedded_runtime_exec_cachedir': The cache output directory of the embedded "
+            "application runtime, 'runtime_api_timeout_us': The timeout for the embedded "
+            "application }.");
 }
 
 constexpr char kGraph[] = R"pb(

@@ -1,9 +1,14 @@
 #include "tools/ipu_saved_model_cli/convert/graph_edit.h"
 
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/op_registry.h"
 
@@ -106,6 +111,17 @@ std::map<std::string, NodeDef*> NodesByName(GraphDef* graph) {
   std::map<std::string, NodeDef*> nodes;
   for (NodeDef& n : *graph->mutable_node()) nodes[n.name()] = &n;
   return nodes;
+}
+
+std::string DeterministicBytes(const google::protobuf::MessageLite& message) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    if (!message.SerializeToCodedStream(&coded)) return std::string();
+  }
+  return bytes;
 }
 
 }  // namespace saved_model_cli

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "google/protobuf/message_lite.h"
 #include "tensorflow_ipu/core/proto/graph.pb.h"
 
 namespace tensorflow_ipu {
@@ -42,6 +43,11 @@ void PlaceOnIpu(NodeDef* node);
 // an unregistered op or an index it does not have.
 std::optional<DataType> InputDataType(const NodeDef& node, int index);
 std::optional<DataType> OutputDataType(const NodeDef& node, int index);
+
+// The message's bytes with map entries (attrs, signatures) in key order, so
+// that equal messages give equal bytes (and equal MD5s) in any process.
+// Empty if it does not serialize.
+std::string DeterministicBytes(const google::protobuf::MessageLite& message);
 
 // Nodes by name; pointers into `graph`, valid until it changes size.
 std::map<std::string, NodeDef*> NodesByName(GraphDef* graph);

@@ -8,7 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/ipu_attrs.h"
+#include "tensorflow_ipu/core/status_macros.h"
 #include "tools/ipu_saved_model_cli/convert/graph_edit.h"
+#include "tools/ipu_saved_model_cli/convert/ipu_part.h"
 
 namespace tensorflow_ipu {
 namespace saved_model_cli {
@@ -33,35 +35,7 @@ absl::Status MergeSubgraphs::Apply(GraphDef* graph, SignatureDef* signature) {
         "merge_subgraphs: no node is placed on the IPU (with --no_ipu_placement, or every "
         "node excluded), so there is nothing to merge; leave out --merge_subgraphs");
   }
-  // One cluster needs no path IPU -> CPU -> IPU: the CPU nodes that read
-  // the IPU part (directly or not) must not feed it. A CPU tail after it
-  // (the host casts of Int64Conversion) is fine.
-  std::map<std::string, std::vector<const NodeDef*>> consumers;
-  for (const NodeDef& n : graph->node()) {
-    for (const std::string& input : n.input()) consumers[ParseInput(input).node].push_back(&n);
-  }
-  std::map<std::string, std::string> after_ipu;  // CPU node -> an IPU node before it
-  std::vector<const NodeDef*> stack;
-  for (const NodeDef& n : graph->node()) {
-    if (!OnIpu(n)) continue;
-    for (const NodeDef* c : consumers[n.name()]) {
-      if (!OnIpu(*c) && after_ipu.emplace(c->name(), n.name()).second) stack.push_back(c);
-    }
-  }
-  while (!stack.empty()) {
-    const NodeDef* n = stack.back();
-    stack.pop_back();
-    for (const NodeDef* c : consumers[n->name()]) {
-      if (OnIpu(*c)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "merge_subgraphs: node '", n->name(), "' runs on the CPU between IPU nodes ('",
-            after_ipu.at(n->name()), "' before it, '", c->name(),
-            "' after it), so the IPU part cannot be one cluster; place it on the IPU or "
-            "exclude the nodes after it too"));
-      }
-      if (after_ipu.emplace(c->name(), after_ipu.at(n->name())).second) stack.push_back(c);
-    }
-  }
+  RETURN_IF_ERROR(CheckIpuPartIsOneBlock(*graph, "merge_subgraphs"));
 
   // The output nodes computed on the IPU, renamed n -> n/wrapped.
   std::map<std::string, std::string> renamed;

@@ -96,7 +96,7 @@ TEST(MergeSubgraphsTest, ACpuNodeBetweenIpuNodesIsRefused) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(),
             "merge_subgraphs: node 'cpu2' runs on the CPU between IPU nodes ('a' before it, "
-            "'back' after it), so the IPU part cannot be one cluster; place it on the IPU or "
+            "'back' after it), so the IPU part cannot be one program; place it on the IPU or "
             "exclude the nodes after it too");
   EXPECT_TRUE(testing::SameProto(g, testing::Graph(text)));
 }

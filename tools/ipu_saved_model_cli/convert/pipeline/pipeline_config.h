@@ -17,10 +17,10 @@
 //    "converter" when load's solution_path was missing);
 //  - a value of the wrong type is an error (the original ignored it).
 // The original also required embedded_runtime_save_config with any
-// pipeline_cfg, because its pipelines ran in an embedded application
-// runtime. This project has none; the converted graph runs through the
-// ordinary session (docs/saved_model_cli.md, "What runs"), so no runtime
-// config is required.
+// pipeline_cfg, because its pipelines ran only in an embedded application
+// runtime. Here the converted graph runs through the ordinary session
+// without one; given one, the loop-repeat wrapper serves the pipelined
+// graph from an application (convert/loop_repeat_wrapper.h).
 #ifndef TOOLS_IPU_SAVED_MODEL_CLI_CONVERT_PIPELINE_PIPELINE_CONFIG_H_
 #define TOOLS_IPU_SAVED_MODEL_CLI_CONVERT_PIPELINE_PIPELINE_CONFIG_H_
 
