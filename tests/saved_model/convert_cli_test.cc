@@ -6,6 +6,7 @@
 // embedded runtime (plainly, sharded and pipelined); bad flags and config files fail with the
 // flag's message and write nothing.
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -14,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tensorflow_ipu/runtime/ipu/application_executable.h"
 #include "tensorflow_ipu/saved_model/testing/test_files.h"
 #include "tools/ipu_saved_model_cli/cli_testing.h"
 
@@ -105,9 +107,17 @@ TEST(ConvertCliTest, ConvertedModelsRunOnTheIpusWithTheOriginalsNumbers) {
   EXPECT_EQ(solution["pipeline_mapping"]["Mul"], 0);
   EXPECT_EQ(solution["pipeline_mapping"]["Add"], 1);
   EXPECT_EQ(solution["device_mapping"], nlohmann::json::array({0, 1}));
-  // The embedded conversions wrote their applications where they were told.
-  for (const char* cache : {"cache_embedded", "cache_sharded", "cache_pipelined"}) {
-    EXPECT_TRUE(std::filesystem::exists(dir + "/" + cache + "/application.poplar_exec")) << cache;
+  // The embedded conversions wrote their applications where they were told:
+  // a loop of batch_per_step calls, and a pipeline of batch_per_step (0: 1)
+  // x 2 stages micro-batches over IPUs 0 and 1.
+  std::map<std::string, int64_t> calls_per_run = {
+      {"cache_embedded", 4}, {"cache_sharded", 1}, {"cache_pipelined", 2}};
+  for (const auto& [cache, calls] : calls_per_run) {
+    absl::StatusOr<ApplicationExecutableProto> exe =
+        ReadApplicationExecutable(dir + "/" + cache + "/application.poplar_exec");
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    EXPECT_EQ(exe->embedded_runtime_config().iterations(), calls) << cache;
+    EXPECT_EQ(exe->embedded_runtime_config().num_ipus(), cache == "cache_embedded" ? 1 : 2);
   }
 }
 

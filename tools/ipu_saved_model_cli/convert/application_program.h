@@ -34,7 +34,11 @@ absl::StatusOr<IpuPartInterface> FindIpuPartInterface(const Graph& graph,
                                                       const SignatureDef& signature);
 
 // The application of `graph`'s IPU part, its loop running `iterations`
-// times. An input's unknown first dimension becomes `batch_size`; another
+// times; a part the pipelining converter split into N >= 2 stages (its
+// nodes carry their stage and IPU) becomes an inference pipeline
+// (ipu::pipelining_ops::pipeline) over iterations x N micro-batches, the
+// vendor's gradient_accumulation_count, each stage handing the next the
+// tensors later stages read. An input's unknown first dimension becomes `batch_size`; another
 // unknown dimension, or an unknown rank, is InvalidArgument naming the
 // tensor. The signature's streamed tensors are named as `interface` names
 // them.
