@@ -84,10 +84,12 @@ LAYER_RULES = [
       "tensorflow_ipu/compiler/cluster_ir.h"],
      ["tensorflow_ipu/runtime/ipu/"]),
     # The runtime's IPU path: everything the runtime may use, plus the
-    # compiler, the devices and the simulator.
+    # compiler, the devices, the simulator and io/ (the durable writes of
+    # application executables).
     ("tensorflow_ipu/runtime/ipu/",
      ["tensorflow_ipu/runtime/", "tensorflow_ipu/compiler/",
-      "tensorflow_ipu/device/", CORE, "tensorflow_ipu/data/", "poplar_sim/"],
+      "tensorflow_ipu/device/", CORE, "tensorflow_ipu/data/",
+      "tensorflow_ipu/io/", "poplar_sim/"],
      []),
     # The user-facing IPU API sits on everything below it.
     ("tensorflow_ipu/ipu/",
