@@ -13,6 +13,7 @@
 //   npy_fuzzer/               .npy files of every dtype and header form
 //                             the reader knows, and two it refuses
 //   input_exprs_fuzzer/       --input_exprs values, good and refused
+//   application_executable_fuzzer/  an application executable and damaged ones
 // The graphs cover every op family on the host and on /device:IPU:0, with
 // placeholders of full, partial and unknown shapes.
 #include <zlib.h>
@@ -34,7 +35,11 @@
 #include "tensorflow_ipu/io/checkpoint.h"
 #include "tensorflow_ipu/io/checkpoint.pb.h"
 #include "tensorflow_ipu/io/crc32c.h"
+#include "tensorflow_ipu/ipu/application_compile_op.h"
+#include "tensorflow_ipu/ipu/feeds.h"
+#include "tensorflow_ipu/ipu/loops.h"
 #include "tensorflow_ipu/ipu/scopes.h"
+#include "tensorflow_ipu/runtime/ipu/application_executable.h"
 #include "tensorflow_ipu/saved_model/loader.h"
 #include "tensorflow_ipu/saved_model/tensor_bundle.h"
 #include "tools/ipu_saved_model_cli/npy.h"
@@ -445,6 +450,55 @@ void WriteSavedModelSeeds(const fs::path& dir) {
   Write(out / "saved_model_small", SavedModelInput(1, "", model.SerializeAsString()));
 }
 
+// A real application (a loop of 4 over x: float[2, 3], sending 2x + offset
+// to an outfeed), and the damage a file can take.
+void WriteApplicationExecutableSeeds(const fs::path& dir) {
+  const fs::path out = dir / "application_executable_fuzzer";
+  fs::create_directories(out);
+  absl::StatusOr<data::Dataset> shapes =
+      data::Dataset::FromTensors({Tensor::FromVector<float>({0, 0, 0, 0, 0, 0}, TensorShape({2, 3}))});
+  if (!shapes.ok()) std::exit(1);
+  absl::StatusOr<ipu::IPUInfeedQueue> infeed = ipu::IPUInfeedQueue::Create(*shapes, "seed_in");
+  if (!infeed.ok()) std::exit(1);
+  ipu::IPUOutfeedQueue outfeed("seed_out");
+  auto program = [&](const Scope& s) -> ipu::ComputationOutputs {
+    Output offset = ops::Placeholder(s.WithOpName("offset"), DT_FLOAT,
+                                     ops::Placeholder::Shape(TensorShape({})));
+    Scope ipu = ipu::scopes::ipu_scope(s, "/device:IPU:0");
+    auto loop = ipu::loops::repeat(
+        ipu, 4,
+        [&](const Scope& b, const std::vector<Output>&,
+            const std::vector<Output>& x) -> ipu::ComputationOutputs {
+          return {outfeed.enqueue(b, {ops::Add(b, ops::Mul(b, x[0], 2.f), offset)})};
+        },
+        {}, &*infeed);
+    if (!loop.ok()) std::exit(1);
+    return {(*loop)[0].op()};
+  };
+  const fs::path good = out / "loop_of_4";
+  absl::StatusOr<std::string> written =
+      ipu::application_compile_op::experimental_application_compile_op(program, good.string());
+  if (!written.ok()) std::exit(1);
+  const std::string bytes = ReadBytes(good);
+  Write(out / "header_only", bytes.substr(0, 16));
+  Write(out / "truncated", bytes.substr(0, bytes.size() / 2));
+  std::string huge = bytes.substr(0, 8);
+  AppendLittleEndian(~uint64_t{0}, 8, &huge);
+  Write(out / "huge_length", huge);
+  std::string other_magic = bytes;
+  other_magic[7] = 'x';
+  Write(out / "other_magic", other_magic);
+  absl::StatusOr<ApplicationExecutableProto> exe = ParseApplicationExecutable(bytes, "seed");
+  if (!exe.ok()) std::exit(1);
+  ApplicationExecutableProto no_target = *exe;
+  no_target.mutable_embedded_runtime_config()->set_run_target("missing");
+  Write(out / "no_run_target", EncodeApplicationExecutable(no_target));
+  ApplicationExecutableProto unknown_dim = *exe;
+  unknown_dim.mutable_embedded_runtime_config()->mutable_signature()->mutable_streamed_inputs(0)
+      ->mutable_shape()->mutable_dim(0)->set_size(-1);
+  Write(out / "unknown_dim", EncodeApplicationExecutable(unknown_dim));
+}
+
 }  // namespace
 }  // namespace tensorflow_ipu
 
@@ -460,5 +514,6 @@ int main(int argc, char** argv) {
   tensorflow_ipu::WriteSavedModelSeeds(dir);
   tensorflow_ipu::WriteNpySeeds(dir);
   tensorflow_ipu::WriteInputExprSeeds(dir);
+  tensorflow_ipu::WriteApplicationExecutableSeeds(dir);
   return 0;
 }

@@ -28,7 +28,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 ALL_TARGETS=(graph_def_text_fuzzer graph_def_binary_fuzzer checkpoint_fuzzer idx_fuzzer saved_model_fuzzer
-             poplar_sim_fuzzer npy_fuzzer input_exprs_fuzzer)
+             poplar_sim_fuzzer npy_fuzzer input_exprs_fuzzer application_executable_fuzzer)
 SECONDS_PER_TARGET="${1:-60}"
 if [ $# -gt 0 ]; then shift; fi
 TARGETS=("$@")

@@ -2,7 +2,6 @@
 
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/status_macros.h"
@@ -85,23 +84,60 @@ absl::Status ValidateApplicationExecutable(const ApplicationExecutableProto& exe
   return absl::OkStatus();
 }
 
+std::string EncodeApplicationExecutable(const ApplicationExecutableProto& exe) {
+  const std::string metadata = exe.SerializeAsString();
+  std::string bytes(kApplicationExecutableMagic);
+  const uint64_t length = metadata.size();
+  for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>((length >> (8 * i)) & 0xff));
+  return bytes + metadata;
+}
+
 absl::Status WriteApplicationExecutable(const ApplicationExecutableProto& exe,
                                         const std::string& path) {
   RETURN_IF_ERROR(ValidateApplicationExecutable(exe, path));
-  std::string metadata;
-  if (!exe.SerializeToString(&metadata) || metadata.size() >= kMaxApplicationExecutableBytes) {
+  if (exe.ByteSizeLong() >= kMaxApplicationExecutableBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "application executable '", path, "': its program serializes to ", metadata.size(),
+        "application executable '", path, "': its program serializes to ", exe.ByteSizeLong(),
         " bytes, over the format's bound of ", kMaxApplicationExecutableBytes));
   }
-  std::string bytes(kApplicationExecutableMagic);
-  uint64_t length = metadata.size();
-  for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>((length >> (8 * i)) & 0xff));
-  bytes += metadata;
   ASSIGN_OR_RETURN(NewFile file, NewFile::Create(absl::StrCat(path, ".tmp-", UniqueFileSuffix())));
-  RETURN_IF_ERROR(file.Append(bytes));
+  RETURN_IF_ERROR(file.Append(EncodeApplicationExecutable(exe)));
   RETURN_IF_ERROR(file.Finish());
   return RenameDurably(file.path(), path);
+}
+
+absl::StatusOr<ApplicationExecutableProto> ParseApplicationExecutable(absl::string_view bytes,
+                                                                      const std::string& path) {
+  if (bytes.size() < 8 || bytes.substr(0, 8) != kApplicationExecutableMagic) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Executable file '", path, "' is not a TensorFlow Poplar binary."));
+  }
+  if (bytes.size() < 16) {
+    return absl::DataLossError(absl::StrCat("Executable file '", path, "' is truncated: ",
+                                            bytes.size(), " bytes, shorter than its 16-byte header"));
+  }
+  uint64_t length = 0;
+  for (int i = 0; i < 8; ++i) {
+    length |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+  }
+  if (length >= kMaxApplicationExecutableBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Executable file '", path, "' declares ", length, " bytes of metadata, over the bound of ",
+        kMaxApplicationExecutableBytes, "; the file is damaged"));
+  }
+  const absl::string_view metadata = bytes.substr(16);
+  if (metadata.size() < length) {
+    return absl::DataLossError(absl::StrCat("Executable file '", path, "' is truncated: ",
+                                            metadata.size(), " of its ", length,
+                                            " bytes of metadata are there"));
+  }
+  ApplicationExecutableProto exe;
+  if (!exe.ParseFromArray(metadata.data(), static_cast<int>(length))) {
+    return absl::DataLossError(absl::StrCat("Executable file '", path,
+                                            "': its metadata does not parse; the file is damaged"));
+  }
+  RETURN_IF_ERROR(ValidateApplicationExecutable(exe, absl::StrCat("Executable file '", path, "'")));
+  return exe;
 }
 
 absl::StatusOr<ApplicationExecutableProto> ReadApplicationExecutable(const std::string& path) {
@@ -110,40 +146,21 @@ absl::StatusOr<ApplicationExecutableProto> ReadApplicationExecutable(const std::
     return absl::NotFoundError(absl::StrCat("Executable file '", path,
                                             "' cannot be opened; check the path"));
   }
-  char header[16];
-  in.read(header, sizeof(header));
-  const std::streamsize got = in.gcount();
-  if (got < 8 || absl::string_view(header, 8) != kApplicationExecutableMagic) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Executable file '", path, "' is not a TensorFlow Poplar binary."));
-  }
-  if (got < 16) {
-    return absl::DataLossError(absl::StrCat("Executable file '", path, "' is truncated: ", got,
-                                            " bytes, shorter than its 16-byte header"));
-  }
+  // The header first: the metadata's length is checked before anything of
+  // that size is allocated.
+  std::string bytes(16, '\0');
+  in.read(bytes.data(), 16);
+  bytes.resize(static_cast<size_t>(in.gcount()));
   uint64_t length = 0;
-  for (int i = 0; i < 8; ++i) {
-    length |= static_cast<uint64_t>(static_cast<unsigned char>(header[8 + i])) << (8 * i);
+  for (size_t i = 8; i < bytes.size(); ++i) {
+    length |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[i])) << (8 * (i - 8));
   }
-  if (length >= kMaxApplicationExecutableBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Executable file '", path, "' declares ", length, " bytes of metadata, over the bound of ",
-        kMaxApplicationExecutableBytes, "; the file is damaged"));
+  if (bytes.size() == 16 && length < kMaxApplicationExecutableBytes) {
+    bytes.resize(16 + length);
+    in.read(bytes.data() + 16, static_cast<std::streamsize>(length));
+    bytes.resize(16 + static_cast<size_t>(in.gcount()));
   }
-  std::string metadata(length, '\0');
-  in.read(metadata.data(), static_cast<std::streamsize>(length));
-  if (static_cast<uint64_t>(in.gcount()) != length) {
-    return absl::DataLossError(absl::StrCat("Executable file '", path, "' is truncated: ",
-                                            in.gcount(), " of its ", length,
-                                            " bytes of metadata are there"));
-  }
-  ApplicationExecutableProto exe;
-  if (!exe.ParseFromString(metadata)) {
-    return absl::DataLossError(absl::StrCat("Executable file '", path,
-                                            "': its metadata does not parse; the file is damaged"));
-  }
-  RETURN_IF_ERROR(ValidateApplicationExecutable(exe, absl::StrCat("Executable file '", path, "'")));
-  return exe;
+  return ParseApplicationExecutable(bytes, path);
 }
 
 }  // namespace tensorflow_ipu

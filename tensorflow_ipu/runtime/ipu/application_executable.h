@@ -27,6 +27,14 @@ inline constexpr absl::string_view kApplicationExecutableMagic{"GCTF\xf0\x9f\x91
 // allocating gigabytes.
 inline constexpr uint64_t kMaxApplicationExecutableBytes = 128ull * 1024 * 1024;
 
+// The file's bytes: the header and the metadata, unchecked.
+std::string EncodeApplicationExecutable(const ApplicationExecutableProto& exe);
+
+// Parses a file's bytes; `path` names it in errors. The checks of
+// ReadApplicationExecutable, except that a file cannot be opened.
+absl::StatusOr<ApplicationExecutableProto> ParseApplicationExecutable(absl::string_view bytes,
+                                                                      const std::string& path);
+
 // Checks `exe` (ValidateApplicationExecutable) and writes it to `path`,
 // replacing the file atomically: a reader never sees half a file.
 absl::Status WriteApplicationExecutable(const ApplicationExecutableProto& exe,
