@@ -17,6 +17,7 @@
 #include "tensorflow_ipu/ipu/scopes.h"
 #include "tensorflow_ipu/runtime/ipu/application_engine.h"
 #include "tensorflow_ipu/runtime/ipu/application_executable.h"
+#include "tests/ipu/application_testing.h"
 #include "tests/ipu/ipu_test_util.h"
 
 namespace tensorflow_ipu {
@@ -25,47 +26,12 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using EmbeddedRuntimeTest = testing::IpuTest;
+using testing::CompileDoubler;
+using testing::TempPath;
 namespace er = ipu::embedded_runtime;
 
 std::vector<float> Floats(const Tensor& t) {
   return std::vector<float>(t.data<float>(), t.data<float>() + t.NumElements());
-}
-
-std::string TempPath(const std::string& name) {
-  return std::string(::testing::TempDir()) + "/" + name;
-}
-
-// An application: a loop of `iterations` over elements x: float[3], sending
-// x * 2 + offset to the outfeed, where offset is a start input.
-std::string CompileDoubler(int iterations, const std::string& name) {
-  absl::StatusOr<data::Dataset> shapes =
-      data::Dataset::FromTensors({Tensor::Vector<float>({0, 0, 0})});
-  EXPECT_TRUE(shapes.ok()) << shapes.status();
-  absl::StatusOr<ipu::IPUInfeedQueue> infeed = ipu::IPUInfeedQueue::Create(*shapes, name + "_in");
-  EXPECT_TRUE(infeed.ok()) << infeed.status();
-  ipu::IPUOutfeedQueue outfeed(name + "_out");
-  auto program = [&](const Scope& s) -> ipu::ComputationOutputs {
-    Output offset = ops::Placeholder(s.WithOpName("offset"), DT_FLOAT,
-                                     ops::Placeholder::Shape(TensorShape({})));
-    Scope ipu = ipu::scopes::ipu_scope(s, "/device:IPU:0");
-    auto loop = ipu::loops::repeat(
-        ipu, iterations,
-        [&](const Scope& b, const std::vector<Output>&,
-            const std::vector<Output>& x) -> ipu::ComputationOutputs {
-          return {outfeed.enqueue(b, {ops::Add(b, ops::Mul(b, x[0], 2.f), offset)})};
-        },
-        {}, &*infeed);
-    if (!loop.ok()) {
-      s.UpdateStatus(loop.status());
-      return std::vector<Output>{};
-    }
-    return {(*loop)[0].op()};
-  };
-  const std::string path = TempPath(name + ".poplar_exec");
-  absl::StatusOr<std::string> written =
-      ipu::application_compile_op::experimental_application_compile_op(program, path);
-  EXPECT_TRUE(written.ok()) << written.status();
-  return path;
 }
 
 struct Served {

@@ -118,7 +118,7 @@ ApplicationEngine::~ApplicationEngine() {
   absl::MutexLock lock(&mu_);
   for (const std::shared_ptr<PendingCall>& call : queue_) {
     call->result = absl::CancelledError(absl::StrCat(
-        "application runtime '", name_, "' stopped (its session closed) before the call ran"));
+        "application runtime '", name_, "' stopped (its session is gone) before the call ran"));
     call->done.Notify();
   }
   queue_.clear();

@@ -50,7 +50,9 @@ class ApplicationEngine : public ResourceBase {
       ApplicationExecutableProto exe, std::string filename, std::string name,
       int64_t timeout_us, std::vector<Tensor> inputs);
 
-  // Stops the runner; calls still waiting get Cancelled naming the engine.
+  // Stops the runner (after the batch it is running); calls still queued
+  // get Cancelled naming the engine. The session's resources own the engine,
+  // so this happens when the session is destroyed.
   ~ApplicationEngine() override;
 
   // One element in, its results out; blocks until the batch holding it ran.
