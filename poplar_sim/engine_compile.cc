@@ -400,7 +400,7 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
             "make it smaller"));
       }
       if (r.isReplicationIndex) {
-        storeFromDouble(r.type, mem[v].get(), 0, replica);
+        storeFromDouble(r.type, mem[v].get(), 0, globalReplica(replica));
       } else if (r.isConstant && bytes > 0) {
         std::memcpy(mem[v].get(), r.constantData.data(), bytes);
       }
@@ -410,6 +410,17 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
   std::swap(data, replicaData[0]);
   std::swap(streams, replicaStreams[0]);
   return absl::OkStatus();
+}
+
+void EngineImpl::writeReplicationIndices() {
+  for (size_t v = 0; v < graph->variables.size(); ++v) {
+    const VariableRecord& r = graph->variables[v];
+    if (!r.isReplicationIndex) continue;
+    for (unsigned replica = 0; replica < replicationFactor; ++replica) {
+      auto& memory = replica == activeReplica ? data : replicaData[replica];
+      storeFromDouble(r.type, memory[v].get(), 0, globalReplica(replica));
+    }
+  }
 }
 
 absl::Status EngineImpl::layOutMemory(const TileNeeds& needs) {
