@@ -64,6 +64,10 @@ absl::StatusOr<IpuCompileCache::Entry*> IpuCompileCache::GetOrCompile(
   RecordCompileEnd(def.ir.name, def.ipu_ordinal, compile_begin,
                    compiled.status(), report, tensor_map);
   if (!compiled.ok()) return compiled.status();
+  // A process of a multi-replica distribution runs its share of the
+  // replicas of the global program.
+  RETURN_IF_ERROR((*compiled)->DistributeReplicas(configured.process_count,
+                                                  configured.process_index, configured.exchange));
   auto entry = std::make_unique<Entry>();
   entry->compiled = *std::move(compiled);
   entry->engine_options = std::move(options.engine_options);
