@@ -248,6 +248,16 @@ absl::Status Engine::setRuntimeReplicaSubset(RuntimeReplicaSubset subset) {
           "setRuntimeReplicaSubset: ", subset.globalReplicationFactor - e.replicationFactor,
           " replicas run elsewhere but no CrossInstanceExchange reaches them"));
     }
+    for (const internal::CompiledStep& step : e.steps) {
+      if (step.kind != internal::Kind::CROSS_REPLICA_REDUCE) continue;
+      const unsigned group = step.node->replicaGroupSize;
+      if (group != 0 && subset.globalReplicationFactor % group != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "setRuntimeReplicaSubset: CrossReplicaReduce '", step.node->debugName,
+            "' has replica groups of ", group, ", which do not divide the job's ",
+            subset.globalReplicationFactor, " replicas"));
+      }
+    }
   } else {
     subset = RuntimeReplicaSubset{};
   }

@@ -122,6 +122,13 @@ absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
   const size_t bytes = count * typeSize(type);
   if (distributed()) return reduceAcrossInstances(runs, at);
   const unsigned group = n.replicaGroupSize == 0 ? replicationFactor : n.replicaGroupSize;
+  if (group > replicationFactor) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "CrossReplicaReduce '", n.debugName, "': a replica group of ", group,
+        " spans more than the engine's ", replicationFactor,
+        " replicas, but no runtime replica subset says where the others run "
+        "(Engine::setRuntimeReplicaSubset)"));
+  }
   // Floats whose source and destination are each one run of consecutive
   // elements, the same run or in different variables (the usual gradient
   // all-reduce): reduced straight from each replica's memory into each

@@ -274,7 +274,9 @@ absl::StatusOr<unsigned> EngineImpl::enterStep(
       POPLAR_SIM_RETURN_IF_ERROR(checkCopyOperands(n->src, n->dst, what));
       const unsigned r = graph->replicationFactor;
       const unsigned group = n->replicaGroupSize == 0 ? r : n->replicaGroupSize;
-      if (r % group != 0) {
+      // A multiple of r spans the replicas of several engines
+      // (setRuntimeReplicaSubset checks it against the job).
+      if (r % group != 0 && group % r != 0) {
         return absl::InvalidArgumentError(absl::StrCat(
             what, ": a replica group size of ", group,
             " does not divide the graph's replication factor ", r,

@@ -217,5 +217,31 @@ TEST(ReplicaSubsetTest, SubsetsThatDoNotFitAreRefused) {
   EXPECT_TRUE(s.ok()) << s;
 }
 
+TEST(ReplicaSubsetTest, GroupsSpanningEnginesNeedASubsetThatTheyDivide) {
+  Device device = testing::SmallDevice(4, 2);
+  Graph graph(device.getTarget(), replication_factor(2));
+  Tensor x = graph.addVariable(FLOAT, {1}, "x");
+  graph.setTileMapping(x, 0);
+  Sequence prog;
+  // Groups of 4 over engines of 2 replicas: built, as a group spanning two.
+  gcl::allReduceInPlaceCrossReplica(graph, x, gcl::CollectiveOperator::ADD, prog,
+                                    gcl::CommGroup{4}, "quad");
+  ASSERT_TRUE(graph.status().ok()) << graph.status();
+  absl::StatusOr<Engine> engine = Engine::create(graph, prog);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_TRUE(engine->load(device).ok());
+  // Alone, the engine has no other replicas to reduce with.
+  absl::Status s = engine->run();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("a replica group of 4 spans more than the engine's 2 replicas"));
+  // In a job of 6 replicas, groups of 4 do not fit.
+  InMemoryExchange exchange(3);
+  s = engine->setRuntimeReplicaSubset({6, 0, exchange.For(0)});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("'quad' has replica groups of 4, which do not divide the job's 6"));
+}
+
 }  // namespace
 }  // namespace poplar_sim

@@ -2,8 +2,9 @@
 # Multi-process replicated runs end to end, through tools/poprun (mpirun on
 # this host, oversubscribed as needed):
 #   - every instance's replication_index() is [offset, offset + local) and
-#     cross_replica_sum(replication_index()) is the global sum, for 2 x 1,
-#     2 x 2 and 4 x 1 (instances x replicas);
+#     cross_replica_sum(replication_index()) is the global sum (and, with
+#     groups of 2 replicas, the pair's sum), for 2 x 1, 2 x 2 and 4 x 1
+#     (instances x replicas);
 #   - instance 0's initial variable values reach every instance;
 #   - the example MLP trained as N processes x 1 replica has the same
 #     weights, bit for bit, as 1 process x N replicas (N = 2, 4);
@@ -28,16 +29,16 @@ expect_lines() {  # expect_lines "<output>" "<line>"...: each line present exact
 }
 
 out=$("$POPRUN" --num-instances 2 --num-replicas 2 "$INDEX" 2>&1) || fail "2 x 1: $out"
-expect_lines "$out" "[1,0]<stdout>:instance 0: replicas 0 0 sums 1 1" \
-                    "[1,1]<stdout>:instance 1: replicas 1 1 sums 1 1"
+expect_lines "$out" "[1,0]<stdout>:instance 0: replicas 0 0 sums 1 1 pair sums 1 1" \
+                    "[1,1]<stdout>:instance 1: replicas 1 1 sums 1 1 pair sums 1 1"
 out=$("$POPRUN" --num-instances 2 --num-replicas 4 "$INDEX" 2>&1) || fail "2 x 2: $out"
-expect_lines "$out" "[1,0]<stdout>:instance 0: replicas 0 1 0 1 sums 6 6 6 6" \
-                    "[1,1]<stdout>:instance 1: replicas 2 3 2 3 sums 6 6 6 6"
+expect_lines "$out" "[1,0]<stdout>:instance 0: replicas 0 1 0 1 sums 6 6 6 6 pair sums 1 1 1 1" \
+                    "[1,1]<stdout>:instance 1: replicas 2 3 2 3 sums 6 6 6 6 pair sums 5 5 5 5"
 out=$("$POPRUN" --num-instances 4 --num-replicas 4 "$INDEX" 2>&1) || fail "4 x 1: $out"
-expect_lines "$out" "[1,0]<stdout>:instance 0: replicas 0 0 sums 6 6" \
-                    "[1,1]<stdout>:instance 1: replicas 1 1 sums 6 6" \
-                    "[1,2]<stdout>:instance 2: replicas 2 2 sums 6 6" \
-                    "[1,3]<stdout>:instance 3: replicas 3 3 sums 6 6"
+expect_lines "$out" "[1,0]<stdout>:instance 0: replicas 0 0 sums 6 6 pair sums 1 1" \
+                    "[1,1]<stdout>:instance 1: replicas 1 1 sums 6 6 pair sums 1 1" \
+                    "[1,2]<stdout>:instance 2: replicas 2 2 sums 6 6 pair sums 5 5" \
+                    "[1,3]<stdout>:instance 3: replicas 3 3 sums 6 6 pair sums 5 5"
 
 out=$("$POPRUN" --num-instances 2 --num-replicas 2 "$BROADCAST" 2>&1) || fail "broadcast: $out"
 expect_lines "$out" "[1,0]<stdout>:instance 0: after broadcast 1 2 3 after step 3 4 5" \

@@ -1,9 +1,10 @@
 // Run by distributed_test.sh under mpirun: each instance runs its replicas
 // of a 2-iteration loop that outfeeds replication_index() and
-// cross_replica_sum(replication_index()), checks them against the PopDist
-// environment (indices [offset, offset + local) in every iteration, sums
-// equal to 0 + 1 + ... + total - 1 on every replica) and prints
-//   instance 1: replicas 2 3 2 3 sums 6 6 6 6
+// cross_replica_sum(replication_index()), over all replicas and over
+// groups of 2, checks them against the PopDist environment (indices
+// [offset, offset + local) in every iteration, sums equal to 0 + 1 + ... +
+// total - 1 on every replica, pair sums 2p + 2p + 1 for pair p) and prints
+//   instance 1: replicas 2 3 2 3 sums 6 6 6 6 pair sums 5 5 5 5
 // Exits non-zero, with the reason, when anything differs. With
 // `--fail-instance K exit|kill`, instance K exits with status 3 (or kills
 // itself) just before the loop, while the others wait for it in the
@@ -53,7 +54,8 @@ absl::Status Main(int argc, char** argv) {
                 s, kIterations,
                 [&](const Scope& b, const std::vector<Output>& c, const std::vector<Output>&) {
                   Output index = ipu::ops::replication_index(b);
-                  outfeed.enqueue(b, {index, ipu::ops::cross_replica_sum(b, index)});
+                  outfeed.enqueue(b, {index, ipu::ops::cross_replica_sum(b, index),
+                                      ipu::ops::cross_replica_sum(b, index, 2)});
                   return std::vector<Output>{ops::Add(b, c[0], index)};
                 },
                 {ops::Const(s, 0)});
@@ -71,26 +73,32 @@ absl::Status Main(int argc, char** argv) {
     _exit(3);
   }
   RETURN_IF_ERROR(session.Run({loop[0]}, &out));
-  RETURN_IF_ERROR(session.Run({dequeued[0], dequeued[1]}, &out));
+  RETURN_IF_ERROR(session.Run({dequeued[0], dequeued[1], dequeued[2]}, &out));
 
   const int local = env.num_local_replicas;
   const int total = env.num_total_replicas;
   std::vector<int> indices(out[0].data<int>(), out[0].data<int>() + out[0].NumElements());
   std::vector<int> sums(out[1].data<int>(), out[1].data<int>() + out[1].NumElements());
-  std::vector<int> expected_indices, expected_sums;
+  std::vector<int> pair_sums(out[2].data<int>(), out[2].data<int>() + out[2].NumElements());
+  std::vector<int> expected_indices, expected_sums, expected_pair_sums;
   for (int i = 0; i < kIterations; ++i) {
     for (int r = 0; r < local; ++r) {
       expected_indices.push_back(env.replica_index_offset + r);
       expected_sums.push_back(total * (total - 1) / 2);
+      const int pair = (env.replica_index_offset + r) / 2;
+      expected_pair_sums.push_back(4 * pair + 1);
     }
   }
   const std::string line = absl::StrCat("instance ", env.instance_index, ": replicas ",
                                         absl::StrJoin(indices, " "), " sums ",
-                                        absl::StrJoin(sums, " "));
-  if (indices != expected_indices || sums != expected_sums) {
+                                        absl::StrJoin(sums, " "), " pair sums ",
+                                        absl::StrJoin(pair_sums, " "));
+  if (indices != expected_indices || sums != expected_sums ||
+      pair_sums != expected_pair_sums) {
     return absl::InternalError(absl::StrCat(
         line, "; expected replicas ", absl::StrJoin(expected_indices, " "), " sums ",
-        absl::StrJoin(expected_sums, " ")));
+        absl::StrJoin(expected_sums, " "), " pair sums ",
+        absl::StrJoin(expected_pair_sums, " ")));
   }
   std::cout << line << std::endl;
   return absl::OkStatus();
