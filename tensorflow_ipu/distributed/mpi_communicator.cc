@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>

@@ -1,5 +1,7 @@
 #include "tools/poprun/poprun_options.h"
 
+#include <algorithm>
+
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
