@@ -234,6 +234,38 @@ absl::Status Engine::connectStream(const std::string& handle, unsigned replica,
 
 unsigned Engine::getReplicationFactor() const { return impl_->replicationFactor; }
 
+absl::Status Engine::setRuntimeReplicaSubset(RuntimeReplicaSubset subset) {
+  internal::EngineImpl& e = *impl_;
+  if (subset.globalReplicationFactor != 0) {
+    if (subset.firstReplica + e.replicationFactor > subset.globalReplicationFactor) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "setRuntimeReplicaSubset: the engine's ", e.replicationFactor,
+          " replicas from replica ", subset.firstReplica, " do not fit in the job's ",
+          subset.globalReplicationFactor, " replicas"));
+    }
+    if (subset.globalReplicationFactor > e.replicationFactor && subset.exchange == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "setRuntimeReplicaSubset: ", subset.globalReplicationFactor - e.replicationFactor,
+          " replicas run elsewhere but no CrossInstanceExchange reaches them"));
+    }
+    for (const internal::CompiledStep& step : e.steps) {
+      if (step.kind != internal::Kind::CROSS_REPLICA_REDUCE) continue;
+      const unsigned group = step.node->replicaGroupSize;
+      if (group != 0 && subset.globalReplicationFactor % group != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "setRuntimeReplicaSubset: CrossReplicaReduce '", step.node->debugName,
+            "' has replica groups of ", group, ", which do not divide the job's ",
+            subset.globalReplicationFactor, " replicas"));
+      }
+    }
+  } else {
+    subset = RuntimeReplicaSubset{};
+  }
+  e.replicaSubset = std::move(subset);
+  e.writeReplicationIndices();
+  return absl::OkStatus();
+}
+
 absl::Status Engine::connectStream(const std::string& handle, void* buffer) {
   auto it = impl_->graph->streamByHandle.find(handle);
   if (it == impl_->graph->streamByHandle.end()) {

@@ -42,6 +42,7 @@
 #include "poplar_sim/option_flags.h"
 #include "poplar_sim/profile.h"
 #include "poplar_sim/program.h"
+#include "poplar_sim/replica_subset.h"
 
 namespace poplar_sim {
 
@@ -121,6 +122,15 @@ class Engine {
   // default, absl::InfiniteFuture(), never stops a run. (Poplar has no such
   // call; its runs are stopped from the host.)
   void setRunDeadline(absl::Time deadline);
+
+  // Makes this engine's replicas the replicas [firstReplica, firstReplica +
+  // getReplicationFactor()) of a job of subset.globalReplicationFactor
+  // replicas spread over processes (replica_subset.h): their replication
+  // index constants read their global index, and cross-replica reductions
+  // span the job through subset.exchange. InvalidArgument if the local
+  // replicas do not fit in the global ones or the exchange is missing while
+  // other replicas exist. A globalReplicationFactor of 0 undoes it.
+  absl::Status setRuntimeReplicaSubset(RuntimeReplicaSubset subset);
 
   uint64_t getId() const;
   // The graph's replication factor (1 if it is not replicated).

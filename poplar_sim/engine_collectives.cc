@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/engine_internal.h"
+#include "poplar_sim/status_macros.h"
 
 namespace poplar_sim {
 namespace internal {
@@ -119,7 +120,15 @@ absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
   const Type type = n.src.elementType();
   const size_t count = n.src.numElements();
   const size_t bytes = count * typeSize(type);
+  if (distributed()) return reduceAcrossInstances(runs, at);
   const unsigned group = n.replicaGroupSize == 0 ? replicationFactor : n.replicaGroupSize;
+  if (group > replicationFactor) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "CrossReplicaReduce '", n.debugName, "': a replica group of ", group,
+        " spans more than the engine's ", replicationFactor,
+        " replicas, but no runtime replica subset says where the others run "
+        "(Engine::setRuntimeReplicaSubset)"));
+  }
   // Floats whose source and destination are each one run of consecutive
   // elements, the same run or in different variables (the usual gradient
   // all-reduce): reduced straight from each replica's memory into each
@@ -170,6 +179,58 @@ absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
       activate(r);
       scatter(n.dst, out.get());
     }
+  }
+  return finishReduction(runs, at);
+}
+
+absl::Status EngineImpl::reduceAcrossInstances(std::vector<ReplicaRun>& runs, int at) {
+  const program::ProgramNode& n = *steps[at].node;
+  const Type type = n.src.elementType();
+  const size_t count = n.src.numElements();
+  const size_t bytes = count * typeSize(type);
+  const unsigned global = replicaSubset.globalReplicationFactor;
+  const unsigned group = n.replicaGroupSize == 0 ? global : n.replicaGroupSize;
+  if (global % group != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "CrossReplicaReduce '", n.debugName, "': replica groups of ", group,
+        " do not divide the job's ", global, " replicas"));
+  }
+  // This engine's replicas' values, in order, then everyone's.
+  std::vector<char> local(bytes * runs.size());
+  for (unsigned r = 0; r < runs.size(); ++r) {
+    activate(r);
+    gather(n.src, local.data() + r * bytes);
+  }
+  std::vector<char> all(bytes * global);
+  POPLAR_SIM_RETURN_IF_ERROR(replicaSubset.exchange->allGather(
+      absl::MakeConstSpan(local), absl::MakeSpan(all), n.debugName));
+  // Each local replica gets its group's reduction, computed as one engine
+  // with every replica computes it (same functions, same order).
+  std::vector<char> out(std::max<size_t>(bytes, 1));
+  std::vector<std::unique_ptr<char[]>> replicaValues;
+  for (unsigned r = 0; r < runs.size(); ++r) {
+    const unsigned first = globalReplica(r) / group * group;
+    if (type == FLOAT) {
+      std::vector<const float*> ins(global);
+      for (unsigned g = 0; g < global; ++g) {
+        ins[g] = reinterpret_cast<const float*>(all.data() + g * bytes);
+      }
+      ReduceFloats(n.collectiveOp, ins, first, group, count,
+                   {reinterpret_cast<float*>(out.data())});
+    } else {
+      if (replicaValues.empty()) {
+        for (unsigned g = 0; g < global; ++g) {
+          replicaValues.emplace_back(new char[std::max<size_t>(bytes, 1)]);
+          if (bytes > 0) std::memcpy(replicaValues.back().get(), all.data() + g * bytes, bytes);
+        }
+      }
+      for (size_t i = 0; i < count; ++i) {
+        storeFromDouble(type, out.data(), i,
+                        Reduce(n.collectiveOp, type, replicaValues, first, group, i));
+      }
+    }
+    activate(r);
+    scatter(n.dst, out.data());
   }
   return finishReduction(runs, at);
 }

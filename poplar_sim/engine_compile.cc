@@ -274,7 +274,9 @@ absl::StatusOr<unsigned> EngineImpl::enterStep(
       POPLAR_SIM_RETURN_IF_ERROR(checkCopyOperands(n->src, n->dst, what));
       const unsigned r = graph->replicationFactor;
       const unsigned group = n->replicaGroupSize == 0 ? r : n->replicaGroupSize;
-      if (r % group != 0) {
+      // A multiple of r spans the replicas of several engines
+      // (setRuntimeReplicaSubset checks it against the job).
+      if (r % group != 0 && group % r != 0) {
         return absl::InvalidArgumentError(absl::StrCat(
             what, ": a replica group size of ", group,
             " does not divide the graph's replication factor ", r,
@@ -400,7 +402,7 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
             "make it smaller"));
       }
       if (r.isReplicationIndex) {
-        storeFromDouble(r.type, mem[v].get(), 0, replica);
+        storeFromDouble(r.type, mem[v].get(), 0, globalReplica(replica));
       } else if (r.isConstant && bytes > 0) {
         std::memcpy(mem[v].get(), r.constantData.data(), bytes);
       }
@@ -410,6 +412,17 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
   std::swap(data, replicaData[0]);
   std::swap(streams, replicaStreams[0]);
   return absl::OkStatus();
+}
+
+void EngineImpl::writeReplicationIndices() {
+  for (size_t v = 0; v < graph->variables.size(); ++v) {
+    const VariableRecord& r = graph->variables[v];
+    if (!r.isReplicationIndex) continue;
+    for (unsigned replica = 0; replica < replicationFactor; ++replica) {
+      auto& memory = replica == activeReplica ? data : replicaData[replica];
+      storeFromDouble(r.type, memory[v].get(), 0, globalReplica(replica));
+    }
+  }
 }
 
 absl::Status EngineImpl::layOutMemory(const TileNeeds& needs) {

@@ -20,6 +20,7 @@
 #include "poplar_sim/option_flags.h"
 #include "poplar_sim/profile.h"
 #include "poplar_sim/program.h"
+#include "poplar_sim/replica_subset.h"
 #include "poplar_sim/target.h"
 #include "poplar_sim/tile_top_users.h"
 #include "poplar_sim/variable_liveness.h"
@@ -75,6 +76,13 @@ struct EngineImpl {
   Target target;        // one replica's
   Target deviceTarget;  // the device's: target x replicationFactor
   unsigned replicationFactor = 1;
+  // Where the local replicas sit in a job spread over processes
+  // (globalReplicationFactor 0: they are all the replicas).
+  RuntimeReplicaSubset replicaSubset;
+  bool distributed() const {
+    return replicaSubset.globalReplicationFactor > replicationFactor;
+  }
+  unsigned globalReplica(unsigned local) const { return replicaSubset.firstReplica + local; }
   EngineOptions options;
   // The active replica's device memory (one buffer per variable) and
   // stream connections. The other replicas' are kept in replicaData /
@@ -111,6 +119,9 @@ struct EngineImpl {
   void gather(const Tensor& t, void* dst) const;
   void scatter(const Tensor& t, const void* src);
   void* contiguous(const Tensor& t);
+  // Writes each replica's (global) index into its replication index
+  // constants.
+  void writeReplicationIndices();
 
  private:
   absl::Status validateVariables() const;
@@ -151,6 +162,9 @@ struct EngineImpl {
   // Performs the reduction every replica waits at, after checking that
   // they all wait at the same one; aligns their clocks first.
   absl::Status reduceAcrossReplicas(std::vector<ReplicaRun>& runs);
+  // The same when the replicas span processes: local values out through the
+  // exchange, every replica's back, reduced here in global replica order.
+  absl::Status reduceAcrossInstances(std::vector<ReplicaRun>& runs, int at);
   // Records reduction step `at` in every replica and lets them go on.
   absl::Status finishReduction(std::vector<ReplicaRun>& runs, int at);
   // Runs a step that has no children (Execute, Copy, streams, ...).

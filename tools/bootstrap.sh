@@ -21,6 +21,8 @@ PACKAGES=(
   libre2-dev          # ipu_saved_model_cli: users' node-name patterns, matched in linear time
   libssl-dev          # ipu_saved_model_cli: MD5 of the converted saved_model.pb (libcrypto)
   python3             # tools/check_layering.py, run by .ci/run
+  libopenmpi-dev      # multi-process replicated runs: MPI between instances (tensorflow_ipu/distributed)
+  openmpi-bin         # ... and mpirun, which tools/poprun launches them with
   dataset-fashion-mnist  # examples/fashion_mnist trains on it; its tests read it
   chromium            # the profile viewer's browser test opens its pages headless
   chromium-driver     # ... driven through chromedriver's WebDriver API

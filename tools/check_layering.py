@@ -115,6 +115,13 @@ LAYER_RULES = [
      ["tensorflow_ipu/saved_model/", CORE, "tensorflow_ipu/io/",
       "tensorflow_ipu/runtime/session.h"],
      []),
+    # Multi-process runs: the PopDist contract, Open MPI between instances,
+    # and the session glue; on the IPU API and everything below it.
+    ("tensorflow_ipu/distributed/",
+     ["tensorflow_ipu/distributed/", "tensorflow_ipu/ipu/", "tensorflow_ipu/train/",
+      "tensorflow_ipu/runtime/", "tensorflow_ipu/device/", "tensorflow_ipu/cc/",
+      "tensorflow_ipu/io/", "tensorflow_ipu/data/", CORE, "poplar_sim/"],
+     []),
     # Programs and tests on top may use any layer.
     ("examples/", [""], []),
     ("tests/", [""], []),

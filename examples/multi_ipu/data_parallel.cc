@@ -50,14 +50,17 @@ Initializer Weights(int rows, int cols, float scale) {
 }  // namespace
 
 absl::StatusOr<DataParallelRun> TrainDataParallel(int replicas, int global_batch, int steps,
-                                                  int accumulate) {
-  if (replicas < 1 || global_batch % replicas != 0) {
+                                                  int accumulate, const DataParallelShare& share) {
+  const int total_replicas = replicas * share.instances;
+  if (replicas < 1 || share.instances < 1 || global_batch % total_replicas != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "a global batch of ", global_batch, " does not split over ", replicas, " replicas"));
+        "a global batch of ", global_batch, " does not split over ", total_replicas,
+        " replicas"));
   }
   ipu::IpuSystem::Get().Reset();
   ipu::config::IPUConfig cfg;
   cfg.auto_select_ipus = replicas;
+  if (share.configure) RETURN_IF_ERROR(share.configure(cfg));
   RETURN_IF_ERROR(cfg.configure_ipu_system());
 
   static int run = 0;  // feed names are process-wide
@@ -65,9 +68,10 @@ absl::StatusOr<DataParallelRun> TrainDataParallel(int replicas, int global_batch
   Scope root = Scope::NewRootScope();
   Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
   ASSIGN_OR_RETURN(data::Dataset rows, Rows(global_batch * steps));
+  data::Dataset batches = rows.Batch(global_batch / total_replicas, true);
+  if (share.instances > 1) batches = batches.Shard(share.instances, share.index);
   ASSIGN_OR_RETURN(ipu::IPUInfeedQueue infeed,
-                   ipu::IPUInfeedQueue::Create(rows.Batch(global_batch / replicas, true),
-                                               "rows_" + tag));
+                   ipu::IPUInfeedQueue::Create(batches, "rows_" + tag));
   ipu::IPUOutfeedQueue losses("loss_" + tag);
   VariableScope vs(ipu, "mlp");
   ASSIGN_OR_RETURN(Variable w1, vs.get_variable("w1", {kFeatures, kHidden}, DT_FLOAT,
@@ -105,6 +109,7 @@ absl::StatusOr<DataParallelRun> TrainDataParallel(int replicas, int global_batch
 
   ClientSession session(root);
   RETURN_IF_ERROR(session.Run({}, {}, {init, infeed.initializer(root)}, nullptr));
+  if (share.after_init) RETURN_IF_ERROR(share.after_init(root, session, {w1, w2}));
   RunMetadata metadata;
   std::vector<Tensor> out;
   // A first run compiles and loads; the measured run is the second.

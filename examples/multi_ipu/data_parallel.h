@@ -8,9 +8,14 @@
 #define EXAMPLES_MULTI_IPU_DATA_PARALLEL_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "tensorflow_ipu/cc/client_session.h"
+#include "tensorflow_ipu/cc/scope.h"
+#include "tensorflow_ipu/cc/variables/variable.h"
+#include "tensorflow_ipu/ipu/config.h"
 
 namespace tensorflow_ipu {
 namespace examples {
@@ -24,13 +29,32 @@ struct DataParallelRun {
   int samples = 0;            // rows trained on
 };
 
+// This process's share of a multi-process run (examples/distributed): it
+// runs its `replicas` of instances x replicas, and its infeed takes every
+// instances-th per-replica batch from the index-th (dataset.shard), which
+// with one replica per instance is exactly the batch that replica would
+// get in a single process.
+struct DataParallelShare {
+  int instances = 1;
+  int index = 0;
+  // Adjusts the configuration before configure_ipu_system (for instance
+  // distributed::popdist::set_ipu_config).
+  std::function<absl::Status(ipu::config::IPUConfig&)> configure;
+  // Runs after the variables are initialised, before training (for
+  // instance a broadcast of instance 0's values).
+  std::function<absl::Status(const Scope& root, const ClientSession& session,
+                             const std::vector<Variable>& variables)>
+      after_init;
+};
+
 // Trains `steps` mini-batches of `global_batch` rows on `replicas` IPUs
 // (one replica each). With `accumulate` > 0 the gradients of that many
 // mini-batches are accumulated (MEAN) before each update, so the replicas
 // all-reduce once per update instead of once per mini-batch. Configures
 // the IPU system (replacing any configuration).
 absl::StatusOr<DataParallelRun> TrainDataParallel(int replicas, int global_batch, int steps,
-                                                  int accumulate = 0);
+                                                  int accumulate = 0,
+                                                  const DataParallelShare& share = {});
 
 }  // namespace examples
 }  // namespace tensorflow_ipu

@@ -27,7 +27,10 @@ void allReduceToDestinationCrossReplica(Graph& graph, const Tensor& data,
   if (!destination.valid()) return graph.recordError(destination.status());
   // Checked here too (the engine checks again), to fail at the call.
   const unsigned r = graph.getReplicationFactor();
-  if (group.replicaGroupSize != 0 && r % group.replicaGroupSize != 0) {
+  // A multiple of it is a group spanning the replicas of several engines
+  // (replica_subset.h); Engine::setRuntimeReplicaSubset checks it.
+  if (group.replicaGroupSize != 0 && r % group.replicaGroupSize != 0 &&
+      group.replicaGroupSize % r != 0) {
     graph.recordError(absl::InvalidArgumentError(absl::StrCat(
         "allReduceCrossReplica '", debugName, "': a replica group size of ",
         group.replicaGroupSize, " does not divide the graph's replication factor ", r,

@@ -369,6 +369,16 @@ absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
   return compiled;
 }
 
+absl::Status CompiledCluster::DistributeReplicas(
+    int process_count, int process_index,
+    std::shared_ptr<poplar_sim::CrossInstanceExchange> exchange) {
+  if (process_count <= 1) return engine_->setRuntimeReplicaSubset({});
+  const unsigned local = static_cast<unsigned>(replication_factor());
+  return engine_->setRuntimeReplicaSubset(
+      {local * static_cast<unsigned>(process_count),
+       local * static_cast<unsigned>(process_index), std::move(exchange)});
+}
+
 absl::Status CompiledCluster::WriteResource(int k, const Tensor& value) {
   const ResourceBinding& b = resources_.at(k);
   if (value.dtype() != b.dtype || value.shape() != b.shape) {

@@ -31,6 +31,7 @@
 #include "poplar_sim/engine.h"
 #include "poplar_sim/host_threads.h"
 #include "poplar_sim/ipu_link_topology.h"
+#include "poplar_sim/replica_subset.h"
 #include "poplar_sim/target.h"
 #include "tensorflow_ipu/compiler/cluster_ir.h"
 #include "tensorflow_ipu/compiler/emission_state.h"
@@ -73,6 +74,15 @@ class CompiledCluster {
   // transfers by the engine; see Target::hostTransferCycles for their cost).
   absl::Status WriteResource(int k, const Tensor& value);
   absl::StatusOr<Tensor> ReadResource(int k);
+
+  // Makes the cluster's replicas those of instance `process_index` of
+  // `process_count` processes running the same cluster: replicas
+  // [process_index x R, (process_index + 1) x R) of R x process_count (R:
+  // replication_factor()), with cross-replica reductions through `exchange`
+  // (poplar_sim::Engine::setRuntimeReplicaSubset). process_count 0 or 1:
+  // all replicas are local.
+  absl::Status DistributeReplicas(int process_count, int process_index,
+                                  std::shared_ptr<poplar_sim::CrossInstanceExchange> exchange);
 
   // The IR after the passes (shards assigned, copies inserted).
   const ClusterIr& ir() const { return ir_; }

@@ -90,6 +90,10 @@ struct ClusterIr {
   // How many replicas run the cluster: the device's IPUs divided by the
   // shard count (set by shard assignment; 1 until then).
   int replication_factor = 1;
+  // How many processes run replication_factor replicas each (a
+  // multi-replica distribution, docs/distributed.md): the cross-replica
+  // ops' groups are over replication_factor x process_count replicas.
+  int process_count = 1;
   // The functions the cluster's control-flow ops (While, If) call: the
   // library of the graph the cluster was cut from.
   std::shared_ptr<const FunctionLibrary> functions;

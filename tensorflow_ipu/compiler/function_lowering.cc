@@ -65,6 +65,7 @@ absl::StatusOr<std::vector<poplar_sim::Tensor>> LowerFunction(
   ir.name = body.name;
   ir.functions = caller.ir().functions;
   ir.replication_factor = caller.ir().replication_factor;
+  ir.process_count = caller.ir().process_count;
   const int shard = caller.op().shard;
   std::vector<std::vector<poplar_sim::Tensor>> values;
   absl::flat_hash_map<const Node*, int> op_of;

@@ -7,10 +7,12 @@
 #ifndef TENSORFLOW_IPU_DEVICE_IPU_DEVICE_OPTIONS_H_
 #define TENSORFLOW_IPU_DEVICE_IPU_DEVICE_OPTIONS_H_
 
+#include <memory>
 #include <optional>
 
 #include "poplar_sim/ipu_link_topology.h"
 #include "poplar_sim/option_flags.h"
+#include "poplar_sim/replica_subset.h"
 
 namespace tensorflow_ipu {
 namespace device {
@@ -30,6 +32,14 @@ struct IpuDeviceOptions {
   // The IPU each shard runs on (selection_order); unset: chosen per
   // cluster, as the vendor's AUTO.
   std::optional<poplar_sim::IpuOrder> ipu_order;
+  // Multi-replica distribution: this process is instance `process_index`
+  // of `process_count` (0: not distributed), each running the replicas its
+  // devices hold; a cluster of R local replicas runs the global replicas
+  // [process_index x R, (process_index + 1) x R) of R x process_count, and
+  // its cross-replica reductions reach the others through `exchange`.
+  int process_count = 0;
+  int process_index = 0;
+  std::shared_ptr<poplar_sim::CrossInstanceExchange> exchange;
 };
 
 }  // namespace device

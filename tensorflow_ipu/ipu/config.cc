@@ -121,6 +121,23 @@ absl::Status ValidateIPUConfig(const IPUConfig& cfg, bool use_ipu_model) {
                         absl::StrCat("compilation_poplar_options: ",
                                      parsed.status().message()));
   }
+  const MultiReplicaDistributionConfig& distribution = cfg.experimental.multi_replica_distribution;
+  if (distribution.process_count < 0 ||
+      (distribution.process_count > 0 &&
+       (distribution.process_index < 0 ||
+        distribution.process_index >= distribution.process_count))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "experimental.multi_replica_distribution: process_index ", distribution.process_index,
+        " of process_count ", distribution.process_count,
+        " is not a process of the job; the index must be from 0 to process_count - 1 "
+        "(process_count 0 for a single process)"));
+  }
+  if (distribution.process_count > 1 && distribution.exchange == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "experimental.multi_replica_distribution: process_count ", distribution.process_count,
+        " but no exchange reaches the other processes; configure with "
+        "tensorflow_ipu::distributed::popdist::set_ipu_config (Open MPI) rather than by hand"));
+  }
   return CheckOptimizations(cfg.optimizations);
 }
 

@@ -26,10 +26,12 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "poplar_sim/replica_subset.h"
 #include "tensorflow_ipu/ipu/profiling_config.h"
 
 namespace tensorflow_ipu {
@@ -124,6 +126,25 @@ struct OptimizationConfig {
   int64_t cholesky_block_size = 0;
 };
 
+// The vendor's set_experimental_multi_replica_distribution_options: this
+// process runs its devices' replicas as instance `process_index` of
+// `process_count` processes that together run one replicated program
+// (replication_index() global, cross-replica sums over every process).
+// process_count 0 (the default) means a single process. Set it with
+// tensorflow_ipu::distributed::popdist::set_ipu_config, which also supplies
+// `exchange` (Open MPI between the instances; docs/distributed.md).
+// Unlike the vendor's port, the IPU Model (TF_POPLAR_FLAGS=--use_ipu_model)
+// allows it: every device here is simulated.
+struct MultiReplicaDistributionConfig {
+  int process_count = 0;
+  int process_index = 0;
+  std::shared_ptr<poplar_sim::CrossInstanceExchange> exchange;
+};
+
+struct ExperimentalConfig {
+  MultiReplicaDistributionConfig multi_replica_distribution;
+};
+
 class IPUConfig {
  public:
   // Recorded only: the simulator keeps every activation, so there is no
@@ -143,6 +164,7 @@ class IPUConfig {
   // Event trace and reports (profiling_config.h); validated and applied by
   // configure_ipu_system.
   ProfilingConfig profiling;
+  ExperimentalConfig experimental;
 
   // Attaches the devices, one per /device:IPU:k (or, per
   // device_connection.type, selects them to attach later or never), and

@@ -141,6 +141,11 @@ device::IpuDeviceOptions DeviceOptions(const config::IPUConfig& cfg) {
     case config::SelectionOrder::SNAKE: options.ipu_order = poplar_sim::IpuOrder::kSnake; break;
     case config::SelectionOrder::HOOF: options.ipu_order = poplar_sim::IpuOrder::kHoof; break;
   }
+  const config::MultiReplicaDistributionConfig& distribution =
+      cfg.experimental.multi_replica_distribution;
+  options.process_count = distribution.process_count;
+  options.process_index = distribution.process_index;
+  options.exchange = distribution.exchange;
   return options;
 }
 

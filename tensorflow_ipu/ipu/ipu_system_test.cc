@@ -97,6 +97,27 @@ TEST_F(IpuSystemTest, CountErrorsSayHowManyExist) {
   EXPECT_FALSE(IpuSystem::Get().configured());
 }
 
+TEST_F(IpuSystemTest, MultiReplicaDistributionNeedsAnIndexInRangeAndAnExchange) {
+  config::IPUConfig cfg;
+  cfg.auto_select_ipus = 1;
+  cfg.experimental.multi_replica_distribution.process_count = 2;
+  cfg.experimental.multi_replica_distribution.process_index = 2;
+  absl::Status s = cfg.configure_ipu_system();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("process_index 2 of process_count 2 is not a process of the job"),
+            std::string::npos) << s;
+  cfg.experimental.multi_replica_distribution.process_index = 1;
+  s = cfg.configure_ipu_system();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("process_count 2 but no exchange reaches the other processes"),
+            std::string::npos) << s;
+  EXPECT_FALSE(IpuSystem::Get().configured());
+  // One process needs no exchange.
+  cfg.experimental.multi_replica_distribution.process_count = 1;
+  cfg.experimental.multi_replica_distribution.process_index = 0;
+  TF_EXPECT_OK(cfg.configure_ipu_system());
+}
+
 TEST_F(IpuSystemTest, NoFreeDeviceLeft) {
   config::IPUConfig cfg;
   cfg.auto_select_ipus = {8, 8, 1};

@@ -15,12 +15,16 @@ using poplar_sim::program::CollectiveOperator;
 
 absl::Status LowerCrossReplica(LoweringContext& ctx, CollectiveOperator op) {
   ASSIGN_OR_RETURN(int64_t group, ctx.GetAttr<int64_t>("replica_group_size"));
-  const int64_t replicas = ctx.graph().getReplicationFactor();
+  // Groups are over every replica of the job, those of other processes
+  // included.
+  const int64_t processes = ctx.ir().process_count;
+  const int64_t replicas = ctx.graph().getReplicationFactor() * processes;
   if (group < 0 || (group > 0 && replicas % group != 0)) {
     return ctx.Error(absl::StrCat(
         "has replica_group_size ", group, ", which does not divide the replication factor ",
-        replicas, " of its cluster (attached IPUs / shards); use a divisor of it, or 0 "
-        "for all replicas"));
+        replicas, " of its cluster (attached IPUs / shards",
+        processes > 1 ? absl::StrCat(", x ", processes, " processes") : "",
+        "); use a divisor of it, or 0 for all replicas"));
   }
   ctx.SetOutput(0, poplar_sim::gcl::allReduceCrossReplica(
                        ctx.graph(), ctx.input(0), op, ctx.prog(),

@@ -1,5 +1,7 @@
 #include "tensorflow_ipu/runtime/ipu/compile_cache.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/compiler/tensor_tile_mapping.h"
 #include "tensorflow_ipu/core/status_macros.h"
@@ -51,8 +53,10 @@ absl::StatusOr<IpuCompileCache::Entry*> IpuCompileCache::GetOrCompile(
   options.ipu_order = configured.ipu_order;
   options.collect_tensor_map = trace.enabled;
   const double compile_begin = RecordCompileBegin(def.ir.name, def.ipu_ordinal);
+  compiler::ClusterIr ir = def.ir;
+  ir.process_count = std::max(1, configured.process_count);
   absl::StatusOr<std::unique_ptr<compiler::CompiledCluster>> compiled =
-      compiler::CompileCluster(def.ir, target, options);
+      compiler::CompileCluster(std::move(ir), target, options);
   std::string report;
   if (compiled.ok() && trace.enabled && trace.compilation_report) {
     report = ClusterReport((*compiled)->engine(), options.engine_options, trace);
@@ -64,6 +68,10 @@ absl::StatusOr<IpuCompileCache::Entry*> IpuCompileCache::GetOrCompile(
   RecordCompileEnd(def.ir.name, def.ipu_ordinal, compile_begin,
                    compiled.status(), report, tensor_map);
   if (!compiled.ok()) return compiled.status();
+  // A process of a multi-replica distribution runs its share of the
+  // replicas of the global program.
+  RETURN_IF_ERROR((*compiled)->DistributeReplicas(configured.process_count,
+                                                  configured.process_index, configured.exchange));
   auto entry = std::make_unique<Entry>();
   entry->compiled = *std::move(compiled);
   entry->engine_options = std::move(options.engine_options);
