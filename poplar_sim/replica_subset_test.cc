@@ -229,7 +229,7 @@ TEST(ReplicaSubsetTest, GroupsSpanningEnginesNeedASubsetThatTheyDivide) {
   ASSERT_TRUE(graph.status().ok()) << graph.status();
   absl::StatusOr<Engine> engine = Engine::create(graph, prog);
   ASSERT_TRUE(engine.ok()) << engine.status();
-  ASSERT_TRUE(engine->load(device).ok());
+  ASSERT_EQ(absl::OkStatus(), engine->load(device));
   // Alone, the engine has no other replicas to reduce with.
   absl::Status s = engine->run();
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
