@@ -1,6 +1,7 @@
 #include "poplar_sim/engine.h"
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -247,6 +248,14 @@ absl::Status Engine::setRuntimeReplicaSubset(RuntimeReplicaSubset subset) {
       return absl::InvalidArgumentError(absl::StrCat(
           "setRuntimeReplicaSubset: ", subset.globalReplicationFactor - e.replicationFactor,
           " replicas run elsewhere but no CrossInstanceExchange reaches them"));
+    }
+    const HostNetwork& net = subset.network;
+    if (!(net.bytesPerSecond > 0) || !std::isfinite(net.bytesPerSecond) ||
+        !(net.latencySeconds >= 0) || !std::isfinite(net.latencySeconds)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "setRuntimeReplicaSubset: the host network's bandwidth must be a positive "
+          "number of bytes per second and its latency a non-negative number of "
+          "seconds, not ", net.bytesPerSecond, " B/s and ", net.latencySeconds, " s"));
     }
     for (const internal::CompiledStep& step : e.steps) {
       if (step.kind != internal::Kind::CROSS_REPLICA_REDUCE) continue;

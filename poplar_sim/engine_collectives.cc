@@ -203,7 +203,9 @@ absl::Status EngineImpl::reduceAcrossInstances(std::vector<ReplicaRun>& runs, in
   }
   std::vector<char> all(bytes * global);
   POPLAR_SIM_RETURN_IF_ERROR(replicaSubset.exchange->allGather(
-      absl::MakeConstSpan(local), absl::MakeSpan(all), n.debugName));
+      absl::MakeConstSpan(local), absl::MakeSpan(all),
+      absl::StrCat("cross-replica reduction '", n.debugName, "'")));
+  const StepCost network = networkCost(group, static_cast<unsigned>(runs.size()), bytes);
   // Each local replica gets its group's reduction, computed as one engine
   // with every replica computes it (same functions, same order).
   std::vector<char> out(std::max<size_t>(bytes, 1));
@@ -232,14 +234,35 @@ absl::Status EngineImpl::reduceAcrossInstances(std::vector<ReplicaRun>& runs, in
     activate(r);
     scatter(n.dst, out.data());
   }
-  return finishReduction(runs, at);
+  return finishReduction(runs, at, network);
 }
 
-absl::Status EngineImpl::finishReduction(std::vector<ReplicaRun>& runs, int at) {
+StepCost EngineImpl::networkCost(unsigned group, unsigned localReplicas, size_t bytes) const {
+  StepCost c;
+  // The processes one group spans: its replicas are consecutive global
+  // replicas, localReplicas of them per process.
+  const unsigned processes = (group + localReplicas - 1) / localReplicas;
+  if (processes <= 1) return c;  // the group is local: IPU-Links only
+  // A ring over the processes: reduce-scatter, then all-gather, each
+  // process sending (n - 1) / n of the buffer in each, one message per
+  // hop (IPU_FACTS.md, "Replicated all-reduce as a ring").
+  const double n = processes;
+  const double sent = 2.0 * (n - 1.0) / n * static_cast<double>(bytes);
+  const HostNetwork& net = replicaSubset.network;
+  c.networkBytes = static_cast<uint64_t>(sent);
+  c.networkCycles = target.secondsToCycles(sent / net.bytesPerSecond +
+                                           2.0 * (n - 1.0) * net.latencySeconds);
+  return c;
+}
+
+absl::Status EngineImpl::finishReduction(std::vector<ReplicaRun>& runs, int at,
+                                         const StepCost& network) {
   const CompiledStep& st = steps[at];
+  StepCost cost = st.cost;
+  cost += network;
   for (unsigned r = 0; r < runs.size(); ++r) {
     activate(r);
-    record(static_cast<unsigned>(at), st.cost, runs[r]);
+    record(static_cast<unsigned>(at), cost, runs[r]);
     runs[r].stack.pop_back();
     runs[r].waitingAt = -1;
   }

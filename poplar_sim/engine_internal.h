@@ -165,8 +165,14 @@ struct EngineImpl {
   // The same when the replicas span processes: local values out through the
   // exchange, every replica's back, reduced here in global replica order.
   absl::Status reduceAcrossInstances(std::vector<ReplicaRun>& runs, int at);
-  // Records reduction step `at` in every replica and lets them go on.
-  absl::Status finishReduction(std::vector<ReplicaRun>& runs, int at);
+  // The host-network part of a reduction over groups of `group` replicas
+  // of `bytes` each, this process holding `localReplicas` of the job's
+  // (replicaSubset.network); nothing when a group stays in one process.
+  StepCost networkCost(unsigned group, unsigned localReplicas, size_t bytes) const;
+  // Records reduction step `at` in every replica, costing its compiled cost
+  // plus `network`, and lets them go on.
+  absl::Status finishReduction(std::vector<ReplicaRun>& runs, int at,
+                               const StepCost& network = StepCost());
   // Runs a step that has no children (Execute, Copy, streams, ...).
   absl::Status executeLeaf(unsigned id, ReplicaRun& run);
   double readScalar(const Tensor& t) const;

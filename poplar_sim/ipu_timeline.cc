@@ -9,6 +9,7 @@ namespace {
 StepCost CyclesOf(const StepCost& c) {
   StepCost r = c;
   r.exchangeBytes = r.interIpuBytes = r.hostBytesToDevice = r.hostBytesFromDevice = 0;
+  r.networkBytes = 0;
   return r;
 }
 
@@ -18,6 +19,7 @@ StepCost BytesOf(const StepCost& c) {
   r.interIpuBytes = c.interIpuBytes;
   r.hostBytesToDevice = c.hostBytesToDevice;
   r.hostBytesFromDevice = c.hostBytesFromDevice;
+  r.networkBytes = c.networkBytes;
   return r;
 }
 

@@ -20,10 +20,12 @@ StepCost& StepCost::operator+=(const StepCost& o) {
   interIpuCycles += o.interIpuCycles;
   hostCycles += o.hostCycles;
   controlCycles += o.controlCycles;
+  networkCycles += o.networkCycles;
   exchangeBytes += o.exchangeBytes;
   interIpuBytes += o.interIpuBytes;
   hostBytesToDevice += o.hostBytesToDevice;
   hostBytesFromDevice += o.hostBytesFromDevice;
+  networkBytes += o.networkBytes;
   return *this;
 }
 
@@ -89,10 +91,12 @@ Json CostJson(const StepCost& c) {
               {"interIpuCycles", c.interIpuCycles},
               {"hostCycles", c.hostCycles},
               {"controlCycles", c.controlCycles},
+              {"networkCycles", c.networkCycles},
               {"exchangeBytes", c.exchangeBytes},
               {"interIpuBytes", c.interIpuBytes},
               {"hostBytesToDevice", c.hostBytesToDevice},
-              {"hostBytesFromDevice", c.hostBytesFromDevice}};
+              {"hostBytesFromDevice", c.hostBytesFromDevice},
+              {"networkBytes", c.networkBytes}};
 }
 
 Json StatsJson(const RunStats& s) {
@@ -180,11 +184,17 @@ void printProfileSummary(const Profile& p, std::ostream& os,
      << Percent(s.cost.hostCycles, c) << ")\n";
   os << "    control:   " << s.cost.controlCycles << " ("
      << Percent(s.cost.controlCycles, c) << ")\n";
+  if (s.cost.networkCycles > 0 || s.cost.networkBytes > 0) {
+    os << "    network:   " << s.cost.networkCycles << " ("
+       << Percent(s.cost.networkCycles, c) << ")\n";
+  }
   os << "    run overhead: " << s.overheadCycles << " ("
      << Percent(s.overheadCycles, c) << ")\n";
   os << "  Bytes: exchange " << s.cost.exchangeBytes << ", inter-IPU "
      << s.cost.interIpuBytes << ", host->device " << s.cost.hostBytesToDevice
-     << ", device->host " << s.cost.hostBytesFromDevice << "\n";
+     << ", device->host " << s.cost.hostBytesFromDevice;
+  if (s.cost.networkBytes > 0) os << ", network " << s.cost.networkBytes;
+  os << "\n";
 
   std::vector<const ComputeSetProfile*> cs;
   for (const ComputeSetProfile& x : p.computeSets) cs.push_back(&x);

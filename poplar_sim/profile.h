@@ -56,13 +56,18 @@ struct StepCost {
   uint64_t interIpuCycles = 0;  // IPU-Link transfers
   uint64_t hostCycles = 0;      // host-link transfers
   uint64_t controlCycles = 0;   // loop counters, branches
+  // Between the processes of a multi-process job, over the network between
+  // their hosts (RuntimeReplicaSubset::network): the cross-instance part of
+  // a cross-replica reduction.
+  uint64_t networkCycles = 0;
   uint64_t exchangeBytes = 0;   // bytes moved between tiles of one IPU
   uint64_t interIpuBytes = 0;   // bytes moved between IPUs
   uint64_t hostBytesToDevice = 0;
   uint64_t hostBytesFromDevice = 0;
+  uint64_t networkBytes = 0;    // sent by this instance to the others
   uint64_t cycles() const {
     return computeCycles + exchangeCycles + syncCycles + interIpuCycles +
-           hostCycles + controlCycles;
+           hostCycles + controlCycles + networkCycles;
   }
   StepCost& operator+=(const StepCost& o);
 };

@@ -33,10 +33,20 @@ class CrossInstanceExchange {
   // Every process calls this, in the same order, with its local replicas'
   // values (local.size() bytes each, the same on every process); `global`
   // gets every process's, in global replica order (first replica first).
-  // `what` names the reduction for errors (a process that never arrives
-  // must be an error naming it, not a hang).
+  // `what` names the transfer for errors ("cross-replica reduction 'x'"; a
+  // process that never arrives must be an error naming it, not a hang).
   virtual absl::Status allGather(absl::Span<const char> local, absl::Span<char> global,
                                  const std::string& what) = 0;
+};
+
+// The network between the hosts of a job's processes, as the cost model
+// sees it. The defaults are one 100 Gbit/s Ethernet link per host (the
+// line rate of 100GBASE Ethernet, the kind of RoCE link an IPU-POD's
+// hosts and gateways use), at about 3 us per message (RDMA over such a
+// link; TCP through the kernel takes tens of microseconds).
+struct HostNetwork {
+  double bytesPerSecond = 12.5e9;
+  double latencySeconds = 3e-6;
 };
 
 struct RuntimeReplicaSubset {
@@ -45,6 +55,12 @@ struct RuntimeReplicaSubset {
   unsigned globalReplicationFactor = 0;
   unsigned firstReplica = 0;
   std::shared_ptr<CrossInstanceExchange> exchange;
+  // What a cross-replica reduction that spans processes costs beyond its
+  // local part: a ring over the processes it spans (reduce-scatter, then
+  // all-gather), 2 (n - 1) / n x bytes sent by each over the network and
+  // 2 (n - 1) messages of latency, on every IPU of the reduction, in the
+  // profile as networkCycles and networkBytes.
+  HostNetwork network;
 };
 
 }  // namespace poplar_sim

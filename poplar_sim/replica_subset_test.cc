@@ -4,6 +4,7 @@
 // processes; an in-memory exchange stands for MPI.
 #include "poplar_sim/replica_subset.h"
 
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <thread>
@@ -108,14 +109,14 @@ struct Job {
   // replica's outputs as bytes, in the order index, sum, mean, index_sum.
   std::vector<std::vector<char>> Run(unsigned global, unsigned first,
                                      std::shared_ptr<CrossInstanceExchange> exchange,
-                                     absl::Status* status) {
+                                     absl::Status* status, HostNetwork network = {}) {
     const unsigned n = graph.getReplicationFactor();
     absl::StatusOr<Engine> engine = Engine::create(graph, prog);
     if (!engine.ok()) {
       *status = engine.status();
       return {};
     }
-    *status = engine->setRuntimeReplicaSubset({global, first, std::move(exchange)});
+    *status = engine->setRuntimeReplicaSubset({global, first, std::move(exchange), network});
     if (!status->ok()) return {};
     inputs.assign(n, {});
     std::vector<std::vector<char>> out(n, std::vector<char>(4 + 12 + 12 + 4));
@@ -136,12 +137,14 @@ struct Job {
     }
     *status = engine->load(device);
     if (status->ok()) *status = engine->run();
+    if (status->ok()) stats = engine->getLastRunStats();
     return out;
   }
   Device device;
   Graph graph;
   Sequence prog;
   std::vector<std::vector<float>> inputs;
+  RunStats stats;  // of the last successful Run
 };
 
 uint32_t IndexOf(const std::vector<char>& out) {
@@ -187,6 +190,53 @@ TEST(ReplicaSubsetTest, TwoEnginesOfTwoReplicasMatchOneOfFourBitForBit) {
             std::vector<char>(out_b[0].begin() + 16, out_b[0].begin() + 28));
 }
 
+// Two engines of 2 replicas each: "sum" (12 bytes) and "index_sum" (4)
+// reduce over all 4 replicas, so over both processes; "pair_mean" stays in
+// each process. A ring over 2 processes sends 2 (2 - 1) / 2 = 1 x the
+// buffer per process and costs 2 messages of latency.
+TEST(ReplicaSubsetTest, ReductionsSpanningProcessesCostTheHostNetwork) {
+  const HostNetwork slow{/*bytesPerSecond=*/1e6, /*latencySeconds=*/1e-3};
+  InMemoryExchange exchange(2);
+  Job a(2, 2), b(2, 2);
+  absl::Status sa, sb;
+  std::thread ta([&] { a.Run(4, 0, exchange.For(0), &sa, slow); });
+  std::thread tb([&] { b.Run(4, 2, exchange.For(1), &sb, slow); });
+  ta.join();
+  tb.join();
+  ASSERT_TRUE(sa.ok()) << sa;
+  ASSERT_TRUE(sb.ok()) << sb;
+  const Target& t = a.device.getTarget();
+  const uint64_t expected =
+      t.secondsToCycles(12 / 1e6 + 2e-3) + t.secondsToCycles(4 / 1e6 + 2e-3);
+  EXPECT_EQ(a.stats.cost.networkBytes, 16u);
+  EXPECT_EQ(a.stats.cost.networkCycles, expected);
+  EXPECT_EQ(b.stats.cost.networkCycles, expected);
+  // It is part of the run's time: about 4 ms at this network's speed.
+  EXPECT_GE(a.stats.cycles, expected);
+
+  // One engine with every replica: no network at all.
+  Job whole(4, 4);
+  absl::Status s;
+  whole.Run(0, 0, nullptr, &s, slow);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(whole.stats.cost.networkBytes, 0u);
+  EXPECT_EQ(whole.stats.cost.networkCycles, 0u);
+  EXPECT_LT(whole.stats.cycles, a.stats.cycles);
+}
+
+TEST(ReplicaSubsetTest, AHostNetworkWithoutBandwidthIsRefused) {
+  Job a(2, 2);
+  absl::StatusOr<Engine> engine = Engine::create(a.graph, a.prog);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  InMemoryExchange exchange(2);
+  for (const HostNetwork& bad : {HostNetwork{0, 1e-6}, HostNetwork{-1, 1e-6},
+                                 HostNetwork{1e9, -1}, HostNetwork{1e9, NAN}}) {
+    absl::Status s = engine->setRuntimeReplicaSubset({4, 0, exchange.For(0), bad});
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("the host network's bandwidth must be"));
+  }
+}
+
 TEST(ReplicaSubsetTest, AnExchangeErrorEndsTheRunWithIt) {
   struct Failing : CrossInstanceExchange {
     absl::Status allGather(absl::Span<const char>, absl::Span<char>,
@@ -198,7 +248,7 @@ TEST(ReplicaSubsetTest, AnExchangeErrorEndsTheRunWithIt) {
   absl::Status s;
   a.Run(4, 0, std::make_shared<Failing>(), &s);
   EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
-  EXPECT_THAT(std::string(s.message()), HasSubstr("instance 1 did not reach sum"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("instance 1 did not reach cross-replica reduction 'sum'"));
 }
 
 TEST(ReplicaSubsetTest, SubsetsThatDoNotFitAreRefused) {

@@ -371,12 +371,12 @@ absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
 
 absl::Status CompiledCluster::DistributeReplicas(
     int process_count, int process_index,
-    std::shared_ptr<poplar_sim::CrossInstanceExchange> exchange) {
+    std::shared_ptr<poplar_sim::CrossInstanceExchange> exchange, poplar_sim::HostNetwork network) {
   if (process_count <= 1) return engine_->setRuntimeReplicaSubset({});
   const unsigned local = static_cast<unsigned>(replication_factor());
   return engine_->setRuntimeReplicaSubset(
       {local * static_cast<unsigned>(process_count),
-       local * static_cast<unsigned>(process_index), std::move(exchange)});
+       local * static_cast<unsigned>(process_index), std::move(exchange), network});
 }
 
 absl::Status CompiledCluster::WriteResource(int k, const Tensor& value) {

@@ -79,10 +79,12 @@ class CompiledCluster {
   // `process_count` processes running the same cluster: replicas
   // [process_index x R, (process_index + 1) x R) of R x process_count (R:
   // replication_factor()), with cross-replica reductions through `exchange`
-  // (poplar_sim::Engine::setRuntimeReplicaSubset). process_count 0 or 1:
+  // (poplar_sim::Engine::setRuntimeReplicaSubset), costing `network` for
+  // the part of a reduction that crosses processes. process_count 0 or 1:
   // all replicas are local.
   absl::Status DistributeReplicas(int process_count, int process_index,
-                                  std::shared_ptr<poplar_sim::CrossInstanceExchange> exchange);
+                                  std::shared_ptr<poplar_sim::CrossInstanceExchange> exchange,
+                                  poplar_sim::HostNetwork network = {});
 
   // The IR after the passes (shards assigned, copies inserted).
   const ClusterIr& ir() const { return ir_; }

@@ -40,6 +40,7 @@ struct IpuDeviceOptions {
   int process_count = 0;
   int process_index = 0;
   std::shared_ptr<poplar_sim::CrossInstanceExchange> exchange;
+  poplar_sim::HostNetwork host_network;  // what crossing it costs
 };
 
 }  // namespace device

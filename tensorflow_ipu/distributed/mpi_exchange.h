@@ -18,7 +18,7 @@ class MpiExchange : public poplar_sim::CrossInstanceExchange {
   explicit MpiExchange(MpiCommunicator* mpi) : mpi_(mpi) {}
   absl::Status allGather(absl::Span<const char> local, absl::Span<char> global,
                          const std::string& what) override {
-    return mpi_->AllGather(local, global, "cross-replica reduction '" + what + "'");
+    return mpi_->AllGather(local, global, what);
   }
 
  private:

@@ -4,8 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/distributed/mpi_checkpoint_instances.h"
 #include "tensorflow_ipu/distributed/mpi_communicator.h"
 #include "tensorflow_ipu/distributed/mpi_exchange.h"
+#include "tensorflow_ipu/train/checkpoint_instances.h"
 
 namespace tensorflow_ipu {
 namespace distributed {
@@ -23,6 +25,7 @@ absl::Status set_ipu_config(ipu::config::IPUConfig* cfg, const PopDistEnv& env) 
       cfg->experimental.multi_replica_distribution;
   if (env.num_instances == 1) {
     distribution = {};
+    train::SetCheckpointInstances(nullptr);
     return absl::OkStatus();
   }
   ASSIGN_OR_RETURN(MpiCommunicator * mpi, MpiCommunicator::Get());
@@ -35,6 +38,8 @@ absl::Status set_ipu_config(ipu::config::IPUConfig* cfg, const PopDistEnv& env) 
   distribution.process_count = env.num_instances;
   distribution.process_index = env.instance_index;
   distribution.exchange = std::make_shared<MpiExchange>(mpi);
+  // Checkpoints: instance 0 reads and writes them for the job.
+  train::SetCheckpointInstances(std::make_shared<MpiCheckpointInstances>(mpi));
   return absl::OkStatus();
 }
 

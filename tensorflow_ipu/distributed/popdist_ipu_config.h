@@ -11,8 +11,10 @@
 // program's shards replicate into the local replicas, as without poprun)
 // and sets experimental.multi_replica_distribution: the process count and
 // index, and the Open MPI exchange that the simulated engines' cross-replica
-// reductions go through. Outside poprun (is_popdist_env_set false) it
-// leaves the configuration as it was.
+// reductions go through. It also makes train::Saver and
+// train::latest_checkpoint of this process leave the files to instance 0
+// (train/checkpoint_instances.h). Outside poprun (is_popdist_env_set false)
+// it leaves the configuration as it was.
 #ifndef TENSORFLOW_IPU_DISTRIBUTED_POPDIST_IPU_CONFIG_H_
 #define TENSORFLOW_IPU_DISTRIBUTED_POPDIST_IPU_CONFIG_H_
 

@@ -2,6 +2,7 @@
 // accepts, with messages that name the option and the accepted values.
 #include "tensorflow_ipu/ipu/config.h"
 
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -137,6 +138,15 @@ absl::Status ValidateIPUConfig(const IPUConfig& cfg, bool use_ipu_model) {
         "experimental.multi_replica_distribution: process_count ", distribution.process_count,
         " but no exchange reaches the other processes; configure with "
         "tensorflow_ipu::distributed::popdist::set_ipu_config (Open MPI) rather than by hand"));
+  }
+  const poplar_sim::HostNetwork& network = distribution.host_network;
+  if (!(network.bytesPerSecond > 0) || !std::isfinite(network.bytesPerSecond) ||
+      !(network.latencySeconds >= 0) || !std::isfinite(network.latencySeconds)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "experimental.multi_replica_distribution.host_network: bytesPerSecond ",
+        network.bytesPerSecond, " and latencySeconds ", network.latencySeconds,
+        " do not describe a network; the bandwidth must be positive and the latency "
+        "zero or more (the defaults are 12.5e9 and 3e-6)"));
   }
   return CheckOptimizations(cfg.optimizations);
 }

@@ -139,6 +139,11 @@ struct MultiReplicaDistributionConfig {
   int process_count = 0;
   int process_index = 0;
   std::shared_ptr<poplar_sim::CrossInstanceExchange> exchange;
+  // The network between the processes' hosts, for the cost model: what a
+  // cross-replica sum spanning processes adds to the profile
+  // (networkCycles, networkBytes). Defaults: 100 Gbit/s, 3 us per message
+  // (poplar_sim/replica_subset.h says where they come from).
+  poplar_sim::HostNetwork host_network;
 };
 
 struct ExperimentalConfig {

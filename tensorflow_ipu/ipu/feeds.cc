@@ -1,8 +1,14 @@
 #include "tensorflow_ipu/ipu/feeds.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/types/span.h"
 #include "tensorflow_ipu/cc/ops/base_ops.h"
 #include "tensorflow_ipu/cc/ops/op_builder.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
@@ -22,10 +28,53 @@ Scope HostScope(const Scope& scope) {
   return scope.WithDevice("/device:CPU:0").WithoutAttrs();
 }
 
+// In a job of several processes (multi-replica distribution) every
+// instance must feed its replicas the same number of elements: an instance
+// that runs out first would leave the others waiting for it in the next
+// cross-replica reduction. The instances create their infeeds at the same
+// point of the same program, so they compare lengths there, before the
+// first step. A length that cannot be known without reading the data
+// (kUnknown) is not compared; then the reduction's timeout names the
+// instance that stopped.
+absl::Status CheckSameLengthOnEveryInstance(const data::Dataset& dataset,
+                                            const std::string& feed_name) {
+  std::optional<config::IPUConfig> cfg = IpuSystem::Get().configuration();
+  if (!cfg.has_value()) return absl::OkStatus();
+  const config::MultiReplicaDistributionConfig& job = cfg->experimental.multi_replica_distribution;
+  if (job.process_count <= 1 || job.exchange == nullptr) return absl::OkStatus();
+  const int64_t mine = dataset.Cardinality();
+  std::vector<int64_t> lengths(job.process_count);
+  RETURN_IF_ERROR(job.exchange->allGather(
+      absl::MakeConstSpan(reinterpret_cast<const char*>(&mine), sizeof(mine)),
+      absl::MakeSpan(reinterpret_cast<char*>(lengths.data()), lengths.size() * sizeof(int64_t)),
+      absl::StrCat("the length of infeed '", feed_name, "'")));
+  auto describe = [](int64_t n) {
+    return n == data::Dataset::kInfinite ? std::string("infinite") : absl::StrCat(n);
+  };
+  for (int i = 0; i < job.process_count; ++i) {
+    if (lengths[i] == data::Dataset::kUnknown) return absl::OkStatus();
+  }
+  for (int i = 1; i < job.process_count; ++i) {
+    if (lengths[i] == lengths[0]) continue;
+    std::vector<std::string> all;
+    for (int64_t n : lengths) all.push_back(describe(n));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "The dataset of infeed '", feed_name, "' has ", describe(lengths[0]),
+        " elements on instance 0 but ", describe(lengths[i]), " on instance ", i,
+        " (instances 0 to ", job.process_count - 1, ": ", absl::StrJoin(all, ", "),
+        "). Every instance of a multi-process job must run the same number of steps, "
+        "or the others would wait for the one that ran out in a cross-replica "
+        "reduction; give each instance an equal share (Shard(num_instances, index) "
+        "of a dataset the instances divide evenly, or Take the shortest share's length)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<IPUInfeedQueue> IPUInfeedQueue::Create(
     const data::Dataset& dataset, const std::string& feed_name) {
+  RETURN_IF_ERROR(CheckSameLengthOnEveryInstance(dataset, feed_name));
   RETURN_IF_ERROR(InfeedRegistry::Get().Register(feed_name, dataset));
   IPUInfeedQueue q;
   q.feed_name_ = feed_name;

@@ -36,7 +36,11 @@ namespace ipu {
 class IPUInfeedQueue {
  public:
   // Registers `dataset` under `feed_name` (replacing an earlier feed of
-  // that name). InvalidArgument if its shapes are not fully defined.
+  // that name). InvalidArgument if its shapes are not fully defined. In a
+  // multi-process job (docs/distributed.md) every instance creates its
+  // infeeds at the same point, and their datasets must have the same
+  // number of elements: FailedPrecondition naming each instance's count
+  // otherwise, before anything runs.
   static absl::StatusOr<IPUInfeedQueue> Create(const data::Dataset& dataset,
                                                const std::string& feed_name);
 

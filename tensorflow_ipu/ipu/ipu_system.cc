@@ -146,6 +146,7 @@ device::IpuDeviceOptions DeviceOptions(const config::IPUConfig& cfg) {
   options.process_count = distribution.process_count;
   options.process_index = distribution.process_index;
   options.exchange = distribution.exchange;
+  options.host_network = distribution.host_network;
   return options;
 }
 

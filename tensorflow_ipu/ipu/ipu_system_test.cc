@@ -118,6 +118,23 @@ TEST_F(IpuSystemTest, MultiReplicaDistributionNeedsAnIndexInRangeAndAnExchange) 
   TF_EXPECT_OK(cfg.configure_ipu_system());
 }
 
+TEST_F(IpuSystemTest, AHostNetworkWithoutBandwidthIsRefused) {
+  config::IPUConfig cfg;
+  cfg.auto_select_ipus = 1;
+  cfg.experimental.multi_replica_distribution.host_network.bytesPerSecond = 0;
+  absl::Status s = cfg.configure_ipu_system();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("experimental.multi_replica_distribution.host_network: "
+                             "bytesPerSecond 0 and latencySeconds 3e-06 do not describe a network"),
+            std::string::npos) << s;
+  cfg.experimental.multi_replica_distribution.host_network = {1e9, -1};
+  s = cfg.configure_ipu_system();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_FALSE(IpuSystem::Get().configured());
+  cfg.experimental.multi_replica_distribution.host_network = {1e9, 0};
+  TF_EXPECT_OK(cfg.configure_ipu_system());
+}
+
 TEST_F(IpuSystemTest, NoFreeDeviceLeft) {
   config::IPUConfig cfg;
   cfg.auto_select_ipus = {8, 8, 1};

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <memory>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,7 @@
 #include "tensorflow_ipu/core/status_macros.h"
 #include "tensorflow_ipu/io/checkpoint.h"
 #include "tensorflow_ipu/io/durable_file.h"
+#include "tensorflow_ipu/train/checkpoint_instances.h"
 
 namespace tensorflow_ipu {
 namespace train {
@@ -141,7 +143,9 @@ absl::Status update_checkpoint_state(const std::string& save_dir,
   return RenameDurably(file.path(), path);
 }
 
-absl::StatusOr<std::optional<std::string>> latest_checkpoint(
+namespace {
+
+absl::StatusOr<std::optional<std::string>> LatestCheckpointHere(
     const std::string& checkpoint_dir, const std::string& latest_filename) {
   ASSIGN_OR_RETURN(std::optional<CheckpointState> state,
                    get_checkpoint_state(checkpoint_dir, latest_filename));
@@ -157,6 +161,25 @@ absl::StatusOr<std::optional<std::string>> latest_checkpoint(
         "back, or delete the state file to start without it"));
   }
   return std::optional<std::string>(prefix);
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<std::string>> latest_checkpoint(
+    const std::string& checkpoint_dir, const std::string& latest_filename) {
+  // In a job of several instances, instance 0's files decide for everyone
+  // (checkpoint_instances.h): the others restore what it restores, even
+  // where they cannot see its files.
+  std::shared_ptr<CheckpointInstances> instances = GetCheckpointInstances();
+  if (instances == nullptr) return LatestCheckpointHere(checkpoint_dir, latest_filename);
+  absl::StatusOr<std::optional<std::string>> latest = std::optional<std::string>();
+  if (instances->instance_index() == 0) {
+    latest = LatestCheckpointHere(checkpoint_dir, latest_filename);
+  }
+  const std::string what =
+      absl::StrCat("the latest checkpoint of '", checkpoint_dir, "'");
+  RETURN_IF_ERROR(ShareOutcomeOfFirst(*instances, latest.status(), what));
+  return ShareStringOfFirst(*instances, *latest, what);
 }
 
 bool checkpoint_exists(const std::string& prefix) {

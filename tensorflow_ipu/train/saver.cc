@@ -14,6 +14,7 @@
 #include "tensorflow_ipu/io/checkpoint.h"
 #include "tensorflow_ipu/io/durable_file.h"
 #include "tensorflow_ipu/runtime/session.h"
+#include "tensorflow_ipu/train/checkpoint_instances.h"
 #include "tensorflow_ipu/train/checkpoint_management.h"
 
 namespace tensorflow_ipu {
@@ -96,6 +97,15 @@ Saver::Saver(const Scope& scope, std::vector<Variable> var_list, int max_to_keep
 absl::Status Saver::save(const ClientSession& session,
                          const std::string& prefix) const {
   RETURN_IF_ERROR(status_);
+  std::shared_ptr<CheckpointInstances> instances = GetCheckpointInstances();
+  if (instances == nullptr) return SaveHere(session, prefix);
+  const absl::Status outcome =
+      instances->instance_index() == 0 ? SaveHere(session, prefix) : absl::OkStatus();
+  return ShareOutcomeOfFirst(*instances, outcome,
+                             absl::StrCat("the save of checkpoint '", prefix, "'"));
+}
+
+absl::Status Saver::SaveHere(const ClientSession& session, const std::string& prefix) const {
   ASSIGN_OR_RETURN(ResourceManager * resources, ResourcesOf(session, "save"));
   NamedTensors tensors;
   for (const Variable& v : vars_) {
@@ -123,17 +133,58 @@ absl::Status Saver::save(const ClientSession& session,
   return WriteCheckpoint(prefix, tensors);
 }
 
+absl::StatusOr<std::vector<Tensor>> Saver::ReadHere(const std::string& prefix) const {
+  ASSIGN_OR_RETURN(NamedTensors checkpoint, ReadCheckpoint(prefix));
+  std::vector<Tensor> values;
+  for (const Variable& v : vars_) {
+    ASSIGN_OR_RETURN(Tensor value, LookupCheckpointTensor(checkpoint, prefix, v.name(),
+                                                          v.dtype(), v.shape()));
+    values.push_back(std::move(value));
+  }
+  return values;
+}
+
+absl::StatusOr<std::vector<Tensor>> Saver::ReadOnFirst(CheckpointInstances& instances,
+                                                       const std::string& prefix) const {
+  const std::string what = absl::StrCat("the restore of checkpoint '", prefix, "'");
+  absl::StatusOr<std::vector<Tensor>> read = std::vector<Tensor>();
+  if (instances.instance_index() == 0) read = ReadHere(prefix);
+  RETURN_IF_ERROR(ShareOutcomeOfFirst(instances, read.status(), what));
+  std::vector<Tensor> values = *std::move(read);
+  for (size_t k = 0; k < vars_.size(); ++k) {
+    const Variable& v = vars_[k];
+    if (DataTypeSize(v.dtype()) == 0) {
+      // Every instance refuses alike: the check depends on the graph only.
+      return absl::UnimplementedError(absl::StrCat(
+          "Cannot restore variable '", v.name(), "' of type ", DataTypeString(v.dtype()),
+          " in a job of ", instances.num_instances(),
+          " instances: only variables of fixed-size types travel from instance 0 to the "
+          "others"));
+    }
+    if (instances.instance_index() != 0) values.emplace_back(v.dtype(), v.shape());
+    Tensor& value = values[k];
+    RETURN_IF_ERROR(instances.BroadcastFromFirst(
+        absl::MakeSpan(static_cast<char*>(value.raw_data()), value.TotalBytes()),
+        absl::StrCat(what, ", variable '", v.name(), "'")));
+  }
+  return values;
+}
+
 absl::Status Saver::restore(const ClientSession& session,
                             const std::string& prefix) const {
   RETURN_IF_ERROR(status_);
   ASSIGN_OR_RETURN(ResourceManager * resources, ResourcesOf(session, "restore"));
-  ASSIGN_OR_RETURN(NamedTensors checkpoint, ReadCheckpoint(prefix));
+  // In a job of several instances only instance 0 reads the files; the
+  // others get its values (checkpoint_instances.h).
+  std::shared_ptr<CheckpointInstances> instances = GetCheckpointInstances();
+  ASSIGN_OR_RETURN(std::vector<Tensor> values,
+                   instances == nullptr ? ReadHere(prefix) : ReadOnFirst(*instances, prefix));
   // Everything is checked before anything is assigned, so a failed restore
   // leaves the session as it was.
   std::vector<std::pair<std::shared_ptr<Var>, Tensor>> assignments;
-  for (const Variable& v : vars_) {
-    ASSIGN_OR_RETURN(Tensor value, LookupCheckpointTensor(checkpoint, prefix, v.name(),
-                                                          v.dtype(), v.shape()));
+  for (size_t k = 0; k < vars_.size(); ++k) {
+    const Variable& v = vars_[k];
+    Tensor& value = values[k];
     absl::StatusOr<std::shared_ptr<Var>> var = resources->LookupOrCreate(HandleOf(v));
     if (!var.ok()) {
       return WithContext(var.status(), absl::StrCat("Cannot restore variable '",
@@ -152,11 +203,29 @@ absl::Status Saver::restore(const ClientSession& session,
 absl::StatusOr<std::string> Saver::save(const ClientSession& session,
                                         const std::string& save_path,
                                         int64_t global_step) {
+  RETURN_IF_ERROR(status_);
   const std::string prefix = absl::StrCat(save_path, "-", global_step);
-  RETURN_IF_ERROR(save(session, prefix));
-  absl::MutexLock lock(&mu_);
-  // The new list first; this Saver's record changes only once the state
-  // file says the same.
+  std::shared_ptr<CheckpointInstances> instances = GetCheckpointInstances();
+  if (instances == nullptr) {
+    RETURN_IF_ERROR(SaveNumberedHere(session, save_path, prefix));
+    return prefix;
+  }
+  // Instance 0 writes the checkpoint and the state file and deletes the
+  // old ones; the others keep the same record of what is kept.
+  const bool writes = instances->instance_index() == 0;
+  const absl::Status outcome =
+      writes ? SaveNumberedHere(session, save_path, prefix) : absl::OkStatus();
+  RETURN_IF_ERROR(ShareOutcomeOfFirst(*instances, outcome,
+                                      absl::StrCat("the save of checkpoint '", prefix, "'")));
+  if (!writes) {
+    absl::MutexLock lock(&mu_);
+    last_checkpoints_ = KeptAfter(prefix).first;
+  }
+  return prefix;
+}
+
+std::pair<std::vector<std::pair<std::string, double>>, std::vector<std::string>>
+Saver::KeptAfter(const std::string& prefix) const {
   std::vector<std::pair<std::string, double>> kept;
   for (const auto& entry : last_checkpoints_) {
     if (entry.first != prefix) kept.push_back(entry);  // saved again: now newest
@@ -167,6 +236,16 @@ absl::StatusOr<std::string> Saver::save(const ClientSession& session,
     doomed.push_back(kept.front().first);
     kept.erase(kept.begin());
   }
+  return {std::move(kept), std::move(doomed)};
+}
+
+absl::Status Saver::SaveNumberedHere(const ClientSession& session, const std::string& save_path,
+                                     const std::string& prefix) {
+  RETURN_IF_ERROR(SaveHere(session, prefix));
+  absl::MutexLock lock(&mu_);
+  // The new list first; this Saver's record changes only once the state
+  // file says the same.
+  auto [kept, doomed] = KeptAfter(prefix);
   std::vector<std::string> paths;
   std::vector<double> timestamps;
   for (const auto& [path, time] : kept) {
@@ -177,7 +256,7 @@ absl::StatusOr<std::string> Saver::save(const ClientSession& session,
   last_checkpoints_ = std::move(kept);
   // Only after the state file stops naming them.
   for (const std::string& old : doomed) RETURN_IF_ERROR(remove_checkpoint(old));
-  return prefix;
+  return absl::OkStatus();
 }
 
 void Saver::recover_last_checkpoints(const std::vector<std::string>& checkpoint_paths) {

@@ -41,6 +41,8 @@
 #include "tensorflow_ipu/cc/client_session.h"
 #include "tensorflow_ipu/cc/scope.h"
 #include "tensorflow_ipu/cc/variables/variable.h"
+#include "tensorflow_ipu/core/tensor.h"
+#include "tensorflow_ipu/train/checkpoint_instances.h"
 
 namespace tensorflow_ipu {
 namespace train {
@@ -93,7 +95,29 @@ class Saver {
   // The variables saved and restored.
   const std::vector<Variable>& var_list() const { return vars_; }
 
+  // In a job of several processes (tools/poprun, with
+  // distributed::popdist::set_ipu_config) only instance 0 reads and writes
+  // checkpoint files: save writes on instance 0 and every instance returns
+  // its outcome; restore reads on instance 0 and gives every instance its
+  // values, so the files need exist only where instance 0 runs
+  // (checkpoint_instances.h). Every instance must call them at the same
+  // point of the program, as the instances of such a job do.
+
  private:
+  // Writes the checkpoint from this process's session.
+  absl::Status SaveHere(const ClientSession& session, const std::string& prefix) const;
+  // SaveHere, then the state file and max_to_keep.
+  absl::Status SaveNumberedHere(const ClientSession& session, const std::string& save_path,
+                                const std::string& prefix);
+  // The checkpoint's value of each variable of vars_, in order, checked.
+  absl::StatusOr<std::vector<Tensor>> ReadHere(const std::string& prefix) const;
+  // The same, read by instance 0 and sent to the others.
+  absl::StatusOr<std::vector<Tensor>> ReadOnFirst(CheckpointInstances& instances,
+                                                  const std::string& prefix) const;
+  // The checkpoints kept once `prefix` is saved, and those to delete.
+  std::pair<std::vector<std::pair<std::string, double>>, std::vector<std::string>> KeptAfter(
+      const std::string& prefix) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   absl::Status status_;
   std::vector<Variable> vars_;
   int max_to_keep_;

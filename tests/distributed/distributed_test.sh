@@ -6,16 +6,22 @@
 #     groups of 2 replicas, the pair's sum), for 2 x 1, 2 x 2 and 4 x 1
 #     (instances x replicas);
 #   - instance 0's initial variable values reach every instance;
+#   - only instance 0 writes checkpoints, every instance restores instance
+#     0's (from instance 0's directory, as if the others ran elsewhere), and
+#     instance 0's errors reach everyone; infeeds of different lengths are
+#     refused on every instance before anything runs;
 #   - the example MLP trained as N processes x 1 replica has the same
 #     weights, bit for bit, as 1 process x N replicas (N = 2, 4);
 #   - an instance that exits non-zero, or is killed, while the others wait
 #     for it in a cross-replica sum ends the job within seconds, non-zero.
 # Args: poprun replica_index_program broadcast_program replicated_mlp
+#       checkpoint_program
 set -u
 POPRUN=$1
 INDEX=$2
 BROADCAST=$3
 MLP=$4
+CKPT=$5
 export TF_IPU_LOG_LEVEL=quiet
 TMP=${TEST_TMPDIR:-$(mktemp -d)}
 fail() { echo "FAIL: $*"; exit 1; }
@@ -43,6 +49,32 @@ expect_lines "$out" "[1,0]<stdout>:instance 0: replicas 0 0 sums 6 6 pair sums 1
 out=$("$POPRUN" --num-instances 2 --num-replicas 2 "$BROADCAST" 2>&1) || fail "broadcast: $out"
 expect_lines "$out" "[1,0]<stdout>:instance 0: after broadcast 1 2 3 after step 3 4 5" \
                     "[1,1]<stdout>:instance 1: after broadcast 1 2 3 after step 3 4 5"
+
+expect_prefix() {  # expect_prefix "<output>" "<start of a line>"
+  echo "$1" | grep -qF -- "$2" || fail "no line starting '$2' in: $1"
+}
+
+out=$("$POPRUN" --num-instances 2 --num-replicas 2 "$CKPT" "$TMP/ck{i}" 2>&1) || fail "checkpoints: $out"
+n0=$(ls "$TMP/ck0" | wc -l)
+[ "$n0" -ge 3 ] || fail "instance 0 wrote $n0 files (a checkpoint's index and data, the state file): $(ls "$TMP/ck0")"
+[ -z "$(ls -A "$TMP/ck1")" ] || fail "instance 1 wrote files: $(ls -A "$TMP/ck1")"
+expect_lines "$out" "[1,0]<stdout>:instance 0 saved model.ckpt-1; files in its directory: $n0" \
+                    "[1,1]<stdout>:instance 1 saved model.ckpt-1; files in its directory: 0" \
+                    "[1,0]<stdout>:instance 0 latest: ck0/model.ckpt-1" \
+                    "[1,1]<stdout>:instance 1 latest: ck0/model.ckpt-1" \
+                    "[1,0]<stdout>:instance 0 restored: 1 2 3" \
+                    "[1,1]<stdout>:instance 1 restored: 1 2 3" \
+                    "[1,0]<stdout>:instance 0 infeed of 4 elements: OK" \
+                    "[1,1]<stdout>:instance 1 infeed of 4 elements: OK"
+missing0=$(echo "$out" | sed -n 's/^\[1,0\]<stdout>:instance 0 missing checkpoint: //p')
+case "$missing0" in
+  "NOT_FOUND "*TMP/ck0/missing.ckpt*) ;;
+  *) fail "instance 0's restore of a missing checkpoint: '$missing0' in: $out" ;;
+esac
+expect_lines "$out" "[1,1]<stdout>:instance 1 missing checkpoint: NOT_FOUND instance 0 (which reads and writes the job's checkpoints): ${missing0#NOT_FOUND }"
+for i in 0 1; do
+  expect_prefix "$out" "[1,$i]<stdout>:instance $i infeed of 4 + $i elements: FAILED_PRECONDITION The dataset of infeed 'unequal' has 4 elements on instance 0 but 5 on instance 1 (instances 0 to 1: 4, 5). Every instance"
+done
 
 for n in 2 4; do
   single=$("$MLP" --replicas "$n" --weights_out "$TMP/w_1x$n" 2>&1) || fail "1 x $n: $single"

@@ -71,7 +71,8 @@ absl::StatusOr<IpuCompileCache::Entry*> IpuCompileCache::GetOrCompile(
   // A process of a multi-replica distribution runs its share of the
   // replicas of the global program.
   RETURN_IF_ERROR((*compiled)->DistributeReplicas(configured.process_count,
-                                                  configured.process_index, configured.exchange));
+                                                  configured.process_index, configured.exchange,
+                                                  configured.host_network));
   auto entry = std::make_unique<Entry>();
   entry->compiled = *std::move(compiled);
   entry->engine_options = std::move(options.engine_options);
