@@ -1,6 +1,7 @@
-// Data-parallel training of the multi_ipu example's MLP (64-128-10, SGD
-// wrapped in CrossReplicaOptimizer, an infeed and an on-device loop) as one
-// process or as several under poprun. The program is the same either way:
+// Data-parallel training of tools/bench's MLP (784-256-128-10, a global
+// batch of 32, SGD wrapped in CrossReplicaOptimizer, an infeed and an
+// on-device loop: examples/multi_ipu/data_parallel.h) as one process or as
+// several under poprun. The program is the same either way:
 //
 //   bazel run //examples/distributed:replicated_mlp -- --replicas 2
 //   bazel build //examples/distributed:replicated_mlp //tools/poprun
@@ -34,7 +35,7 @@ namespace {
 
 namespace popdist = distributed::popdist;
 
-constexpr int kGlobalBatch = 64;
+constexpr int kGlobalBatch = 32;
 constexpr int kSteps = 4;
 
 // FNV-1a of the weights' bytes: equal checksums, equal bits.
@@ -85,7 +86,8 @@ absl::Status Main(int argc, char** argv) {
     }
   }
   ASSIGN_OR_RETURN(examples::DataParallelRun run,
-                   examples::TrainDataParallel(replicas, kGlobalBatch, kSteps, 0, share));
+                   examples::TrainDataParallel(replicas, kGlobalBatch, kSteps, 0, share,
+                                               examples::kBenchmarkMlp));
   if (share.index != 0) return absl::OkStatus();
   std::cout << "replicas " << replicas * share.instances << " in " << share.instances
             << " process" << (share.instances == 1 ? "" : "es") << "; losses of instance 0:";

@@ -1,5 +1,6 @@
 #include "examples/multi_ipu/data_parallel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -23,25 +24,27 @@ namespace tensorflow_ipu {
 namespace examples {
 namespace {
 
-constexpr int kFeatures = 64, kHidden = 128, kOutputs = 10;
-
-// Deterministic rows: features in [-1, 1), targets a fixed function of them.
-absl::StatusOr<data::Dataset> Rows(int n) {
-  std::vector<float> x(n * kFeatures), y(n * kOutputs);
+// Deterministic rows: features in [-1, 1), targets a fixed function of them
+// (outputs <= features / 2).
+absl::StatusOr<data::Dataset> Rows(int n, int features, int outputs) {
+  std::vector<float> x(n * features), y(n * outputs);
   for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < kFeatures; ++j) {
-      x[i * kFeatures + j] = std::sin(0.37f * i + 0.11f * j);
+    for (int j = 0; j < features; ++j) {
+      x[i * features + j] = std::sin(0.37f * i + 0.11f * j);
     }
-    for (int k = 0; k < kOutputs; ++k) {
-      y[i * kOutputs + k] = std::tanh(x[i * kFeatures + k] + 0.5f * x[i * kFeatures + 2 * k]);
+    for (int k = 0; k < outputs; ++k) {
+      y[i * outputs + k] = std::tanh(x[i * features + k] + 0.5f * x[i * features + 2 * k]);
     }
   }
-  ASSIGN_OR_RETURN(Tensor xs, Tensor::FromValues<float>(x, TensorShape({n, kFeatures})));
-  ASSIGN_OR_RETURN(Tensor ys, Tensor::FromValues<float>(y, TensorShape({n, kOutputs})));
+  ASSIGN_OR_RETURN(Tensor xs, Tensor::FromValues<float>(x, TensorShape({n, features})));
+  ASSIGN_OR_RETURN(Tensor ys, Tensor::FromValues<float>(y, TensorShape({n, outputs})));
   return data::Dataset::FromTensorSlices({xs, ys});
 }
 
-Initializer Weights(int rows, int cols, float scale) {
+// Deterministic weights of scale 0.1, shrunk for layers wider than 128
+// inputs so that the activations stay of the same order.
+Initializer Weights(int rows, int cols) {
+  const float scale = 0.1f * std::min(1.f, std::sqrt(128.f / rows));
   std::vector<float> v(rows * cols);
   for (int i = 0; i < rows * cols; ++i) v[i] = scale * std::sin(1.3f * i + 0.7f);
   return initializers::Value(*Tensor::FromValues<float>(v, TensorShape({rows, cols})));
@@ -50,7 +53,14 @@ Initializer Weights(int rows, int cols, float scale) {
 }  // namespace
 
 absl::StatusOr<DataParallelRun> TrainDataParallel(int replicas, int global_batch, int steps,
-                                                  int accumulate, const DataParallelShare& share) {
+                                                  int accumulate, const DataParallelShare& share,
+                                                  const std::vector<int>& layers) {
+  if (layers.size() < 2 || layers.back() > layers.front() / 2 ||
+      *std::min_element(layers.begin(), layers.end()) < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "an MLP of ", layers.size(), " sizes: give inputs, hidden sizes and outputs, each at "
+        "least 1, with at most half as many outputs as inputs"));
+  }
   const int total_replicas = replicas * share.instances;
   if (replicas < 1 || share.instances < 1 || global_batch % total_replicas != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -67,17 +77,20 @@ absl::StatusOr<DataParallelRun> TrainDataParallel(int replicas, int global_batch
   const std::string tag = absl::StrCat(replicas, "_", run++);
   Scope root = Scope::NewRootScope();
   Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
-  ASSIGN_OR_RETURN(data::Dataset rows, Rows(global_batch * steps));
+  ASSIGN_OR_RETURN(data::Dataset rows, Rows(global_batch * steps, layers.front(), layers.back()));
   data::Dataset batches = rows.Batch(global_batch / total_replicas, true);
   if (share.instances > 1) batches = batches.Shard(share.instances, share.index);
   ASSIGN_OR_RETURN(ipu::IPUInfeedQueue infeed,
                    ipu::IPUInfeedQueue::Create(batches, "rows_" + tag));
   ipu::IPUOutfeedQueue losses("loss_" + tag);
   VariableScope vs(ipu, "mlp");
-  ASSIGN_OR_RETURN(Variable w1, vs.get_variable("w1", {kFeatures, kHidden}, DT_FLOAT,
-                                                Weights(kFeatures, kHidden, 0.1f)));
-  ASSIGN_OR_RETURN(Variable w2, vs.get_variable("w2", {kHidden, kOutputs}, DT_FLOAT,
-                                                Weights(kHidden, kOutputs, 0.1f)));
+  std::vector<Variable> weights;
+  for (size_t k = 0; k + 1 < layers.size(); ++k) {
+    ASSIGN_OR_RETURN(Variable w, vs.get_variable(absl::StrCat("w", k + 1),
+                                                 {layers[k], layers[k + 1]}, DT_FLOAT,
+                                                 Weights(layers[k], layers[k + 1])));
+    weights.push_back(w);
+  }
   train::GradientDescentOptimizer sgd(0.05);
   train::CrossReplicaOptimizer cross(sgd);
   train::GradientAccumulationOptimizerV2 accumulating(
@@ -91,8 +104,11 @@ absl::StatusOr<DataParallelRun> TrainDataParallel(int replicas, int global_batch
             absl::StatusOr<std::vector<Output>> out = ipu::loops::repeat(
                 s, steps,
                 [&](const Scope& b, const std::vector<Output>&, const std::vector<Output>& in) {
-                  Output h = ops::Relu(b, ops::MatMul(b, in[0], w1.value(b)));
-                  Output err = ops::Sub(b, ops::MatMul(b, h, w2.value(b)), in[1]);
+                  Output h = in[0];
+                  for (size_t k = 0; k + 1 < weights.size(); ++k) {
+                    h = ops::Relu(b, ops::MatMul(b, h, weights[k].value(b)));
+                  }
+                  Output err = ops::Sub(b, ops::MatMul(b, h, weights.back().value(b)), in[1]);
                   Output loss = ops::Mean(b, ops::Square(b, err), {0, 1});
                   absl::StatusOr<Operation> step = opt.minimize(b, loss);
                   if (!step.ok()) b.UpdateStatus(step.status());
@@ -109,14 +125,14 @@ absl::StatusOr<DataParallelRun> TrainDataParallel(int replicas, int global_batch
 
   ClientSession session(root);
   RETURN_IF_ERROR(session.Run({}, {}, {init, infeed.initializer(root)}, nullptr));
-  if (share.after_init) RETURN_IF_ERROR(share.after_init(root, session, {w1, w2}));
+  if (share.after_init) RETURN_IF_ERROR(share.after_init(root, session, weights));
   RunMetadata metadata;
   std::vector<Tensor> out;
   // A first run compiles and loads; the measured run is the second.
   RETURN_IF_ERROR(session.Run(RunOptions(), {}, {}, {loop[0].op()}, &out, &metadata));
   RETURN_IF_ERROR(session.Run({}, {}, {infeed.initializer(root)}, nullptr));
   RETURN_IF_ERROR(session.Run(RunOptions(), {}, {}, {loop[0].op()}, &out, &metadata));
-  RETURN_IF_ERROR(session.Run({dequeued[0], w1.value(root)}, &out));
+  RETURN_IF_ERROR(session.Run({dequeued[0], weights[0].value(root)}, &out));
 
   DataParallelRun r;
   r.replicas = replicas;

@@ -1,4 +1,4 @@
-// Data-parallel training of a small MLP on 1, 2 or 4 replicas, the way a
+// Data-parallel training of an MLP on 1, 2 or 4 replicas, the way a
 // user of the vendor's port writes it: an infeed, an on-device loop, the
 // optimizer wrapped in CrossReplicaOptimizer, an outfeed of the loss. The
 // global batch is the same for every replica count (each replica takes
@@ -47,14 +47,21 @@ struct DataParallelShare {
       after_init;
 };
 
+// The MLP's sizes: inputs, hidden layers (ReLU), outputs.
+inline const std::vector<int> kSmallMlp = {64, 128, 10};
+// tools/bench's MLP (784-256-128-10).
+inline const std::vector<int> kBenchmarkMlp = {784, 256, 128, 10};
+
 // Trains `steps` mini-batches of `global_batch` rows on `replicas` IPUs
-// (one replica each). With `accumulate` > 0 the gradients of that many
-// mini-batches are accumulated (MEAN) before each update, so the replicas
-// all-reduce once per update instead of once per mini-batch. Configures
-// the IPU system (replacing any configuration).
+// (one replica each), the MLP of `layers` regressing a fixed function of
+// its inputs (mean squared error, SGD). With `accumulate` > 0 the
+// gradients of that many mini-batches are accumulated (MEAN) before each
+// update, so the replicas all-reduce once per update instead of once per
+// mini-batch. Configures the IPU system (replacing any configuration).
 absl::StatusOr<DataParallelRun> TrainDataParallel(int replicas, int global_batch, int steps,
                                                   int accumulate = 0,
-                                                  const DataParallelShare& share = {});
+                                                  const DataParallelShare& share = {},
+                                                  const std::vector<int>& layers = kSmallMlp);
 
 }  // namespace examples
 }  // namespace tensorflow_ipu

@@ -143,6 +143,9 @@ struct CompileOptions {
   // k, IPUs per replica). Unset: SNAKE for a cluster with a pipeline,
   // ZIGZAG otherwise, as the vendor's SelectionOrder.AUTO decides.
   std::optional<poplar_sim::IpuOrder> ipu_order;
+  // Given to every matrix multiplication's planner (poplin::matMul:
+  // availableMemoryProportion), from IPUConfig.matmuls.
+  poplar_sim::OptionFlags matmul_options;
   // Fill CompiledCluster::tensor_map() (for the COMPILE_END event; it walks
   // the tile mapping of every value, so only when someone reads it).
   bool collect_tensor_map = false;

@@ -25,6 +25,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "poplar_sim/graph.h"
+#include "poplar_sim/option_flags.h"
 #include "poplar_sim/program.h"
 #include "poplar_sim/tensor.h"
 #include "tensorflow_ipu/compiler/pipeline_emission.h"
@@ -147,12 +148,17 @@ class EmissionState {
   // Reads of variable k may return its own tensor (see the constructor).
   bool MayAliasReads(int k) const { return !snapshot_resources_.contains(k); }
 
+  // --- Planner options of the cluster's matrix multiplications.
+  void set_matmul_options(poplar_sim::OptionFlags options) { matmul_options_ = std::move(options); }
+  const poplar_sim::OptionFlags& matmul_options() const { return matmul_options_; }
+
   std::vector<ResourceBinding> TakeResources() { return std::move(resources_); }
   std::vector<FeedBinding> TakeInfeeds() { return std::move(infeeds_); }
   std::vector<FeedBinding> TakeOutfeeds() { return std::move(outfeeds_); }
 
  private:
   poplar_sim::Graph* graph_;
+  poplar_sim::OptionFlags matmul_options_;
   poplar_sim::program::Sequence main_;
   std::string loop_;
   int64_t iterations_ = 1;

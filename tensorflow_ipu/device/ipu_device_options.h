@@ -29,6 +29,9 @@ struct IpuDeviceOptions {
   // Engine options of every cluster compiled for the devices
   // (compilation_poplar_options); POPLAR_ENGINE_OPTIONS overrides them.
   poplar_sim::OptionFlags compilation_options;
+  // Options of every matrix multiplication the clusters plan
+  // (IPUConfig.matmuls.poplar_options: availableMemoryProportion, ...).
+  poplar_sim::OptionFlags matmul_options;
   // The IPU each shard runs on (selection_order); unset: chosen per
   // cluster, as the vendor's AUTO.
   std::optional<poplar_sim::IpuOrder> ipu_order;

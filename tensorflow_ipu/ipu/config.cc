@@ -6,8 +6,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/option_flags.h"
+#include "tensorflow_ipu/core/status_macros.h"
 
 namespace tensorflow_ipu {
 namespace ipu {
@@ -29,6 +31,35 @@ absl::Status CheckVersion(absl::string_view option, const std::string& version,
   }
   return BadValue(option, Quoted(version),
                   empty_ok ? "\"ipu1\", \"ipu2\" or \"\"" : "\"ipu1\" or \"ipu2\"");
+}
+
+absl::Status CheckPlannerOptions(absl::string_view section, const PlannerOptionsConfig& c) {
+  for (const auto& [name, value] : c.poplar_options) {
+    if (name == "availableMemoryProportion") {
+      double p;
+      if (!absl::SimpleAtod(value, &p) || !(p > 0 && p <= 1)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            section, ".poplar_options: availableMemoryProportion must be a number in (0, 1], "
+            "not \"", value, "\""));
+      }
+    } else if (name == "partialsType") {
+      if (value == "half") {
+        return absl::UnimplementedError(absl::StrCat(
+            section, ".poplar_options: partialsType \"half\" is not simulated: the "
+            "simulator accumulates partial sums in float only; leave it \"float\""));
+      }
+      if (value != "float") {
+        return absl::InvalidArgumentError(absl::StrCat(
+            section, ".poplar_options: partialsType must be \"float\" or \"half\", not \"",
+            value, "\""));
+      }
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          section, ".poplar_options: unknown option \"", name,
+          "\"; the simulator's planner takes availableMemoryProportion and partialsType"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CheckOptimizations(const OptimizationConfig& o) {
@@ -148,6 +179,8 @@ absl::Status ValidateIPUConfig(const IPUConfig& cfg, bool use_ipu_model) {
         " do not describe a network; the bandwidth must be positive and the latency "
         "zero or more (the defaults are 12.5e9 and 3e-6)"));
   }
+  RETURN_IF_ERROR(CheckPlannerOptions("matmuls", cfg.matmuls));
+  RETURN_IF_ERROR(CheckPlannerOptions("convolutions", cfg.convolutions));
   return CheckOptimizations(cfg.optimizations);
 }
 

@@ -105,6 +105,19 @@ struct IpuAlgebraicSimplifierConfig {
   bool dot_strength = true;
 };
 
+// The vendor's IPUConfig.matmuls / .convolutions: Poplar options of every
+// matrix multiplication (and convolution) the clusters compile, as
+// {name, value}. Accepted: "availableMemoryProportion" (a number in
+// (0, 1]: the share of each tile's memory the planner may give a
+// multiplication's temporary values; poplar_sim's planner trades speed
+// against it, docs/poplar_sim.md) and "partialsType" ("float"; "half"
+// is refused, Unimplemented: the simulator accumulates in float only).
+// Other names are InvalidArgument, naming them. The simulator has no
+// convolutions yet, so `convolutions` is checked and recorded only.
+struct PlannerOptionsConfig {
+  std::map<std::string, std::string> poplar_options;
+};
+
 struct OptimizationConfig {
   IpuAlgebraicSimplifierConfig math;
   bool prefetch_data_streams = true;
@@ -169,6 +182,8 @@ class IPUConfig {
   // Event trace and reports (profiling_config.h); validated and applied by
   // configure_ipu_system.
   ProfilingConfig profiling;
+  PlannerOptionsConfig matmuls;
+  PlannerOptionsConfig convolutions;
   ExperimentalConfig experimental;
 
   // Attaches the devices, one per /device:IPU:k (or, per

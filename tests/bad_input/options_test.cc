@@ -77,6 +77,21 @@ TEST_F(BadOptionsTest, PoplarOptionValuesOfTheWrongKind) {
   ExpectRefused(cfg, "Option 'debug.maxTraceEvents' must be a non-negative integer");
 }
 
+TEST_F(BadOptionsTest, PlannerOptionsTheSimulatorCannotTake) {
+  IPUConfig cfg;
+  cfg.matmuls.poplar_options = {{"availableMemoryProportion", "1.5"}};
+  ExpectRefused(cfg, "matmuls.poplar_options: availableMemoryProportion must be a number in "
+                     "(0, 1], not \"1.5\"");
+  cfg.matmuls.poplar_options = {{"availableMemoryProportion", "nan"}};
+  ExpectRefused(cfg, "availableMemoryProportion must be a number in (0, 1], not \"nan\"");
+  cfg.matmuls.poplar_options = {{"partialsType", "double"}};
+  ExpectRefused(cfg, "matmuls.poplar_options: partialsType must be \"float\" or \"half\"");
+  cfg.matmuls.poplar_options = {};
+  cfg.convolutions.poplar_options = {{"use128BitConvUnitLoad", "true"}};
+  ExpectRefused(cfg, "convolutions.poplar_options: unknown option \"use128BitConvUnitLoad\"; "
+                     "the simulator's planner takes availableMemoryProportion and partialsType");
+}
+
 TEST_F(BadOptionsTest, UnknownVersions) {
   IPUConfig cfg;
   cfg.device_connection.version = "ipu3";

@@ -4,6 +4,7 @@
 // simulated hardware, where an option applies to both.
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -249,6 +250,73 @@ TEST_F(IpuModelOptionsTest, AllowOutOfMemoryFromTheConfiguration) {
   auto [allowed, last] = run(true);
   ASSERT_TRUE(allowed.ok()) << allowed;
   EXPECT_EQ(last, -1.f);
+}
+
+// matmuls.poplar_options reach every multiplication's planner: on a
+// 16-tile IPU Model, a budget of 0.4% of a tile's memory for temporary
+// values forces a plan that splits the reduction dimension, which costs
+// other cycles; the product is the same (to the float rounding of the other
+// order of summation).
+TEST_F(IpuModelOptionsTest, MatmulOptionsReachThePlanner) {
+  setenv("TF_POPLAR_FLAGS", "--use_ipu_model", 1);
+  struct Product {
+    absl::Status status;
+    std::vector<float> values;
+    IpuClusterProfile profile;
+  };
+  auto multiply = [](std::map<std::string, std::string> matmul_options) {
+    Product p;
+    IPUConfig cfg;
+    cfg.auto_select_ipus = 1;
+    cfg.ipu_model.tiles_per_ipu = 16;
+    cfg.matmuls.poplar_options = std::move(matmul_options);
+    p.status = cfg.configure_ipu_system();
+    if (!p.status.ok()) return p;
+    Scope root = Scope::NewRootScope();
+    std::vector<float> av(24 * 64), bv(64 * 20);
+    for (size_t i = 0; i < av.size(); ++i) av[i] = float((i * 7) % 13) - 6;
+    for (size_t i = 0; i < bv.size(); ++i) bv[i] = float((i * 5) % 11) * 0.25f;
+    auto a = ops::Placeholder(root.WithDevice("cpu").WithOpName("a"), DT_FLOAT,
+                              ops::Placeholder::Shape({24, 64}));
+    auto b = ops::Placeholder(root.WithDevice("cpu").WithOpName("b"), DT_FLOAT,
+                              ops::Placeholder::Shape({64, 20}));
+    auto product = ops::MatMul(ipu::scopes::ipu_scope(root, "/device:IPU:0"), a, b);
+    testing::ProfilingSession session(root);
+    std::vector<Tensor> out;
+    p.status = session.Run({{a, *Tensor::FromValues<float>(av, TensorShape({24, 64}))},
+                            {b, *Tensor::FromValues<float>(bv, TensorShape({64, 20}))}},
+                           {product}, &out);
+    if (!p.status.ok()) return p;
+    p.values.assign(out[0].data<float>(), out[0].data<float>() + out[0].NumElements());
+    p.profile = session.last_profile().clusters.at(0);
+    return p;
+  };
+  Product plain = multiply({});
+  ASSERT_TRUE(plain.status.ok()) << plain.status;
+  Product tight = multiply({{"availableMemoryProportion", "0.004"}, {"partialsType", "float"}});
+  ASSERT_TRUE(tight.status.ok()) << tight.status;
+  ASSERT_EQ(tight.values.size(), plain.values.size());
+  for (size_t i = 0; i < plain.values.size(); ++i) {
+    EXPECT_NEAR(tight.values[i], plain.values[i], 1e-3) << i;
+  }
+  EXPECT_NE(tight.profile.cycles, plain.profile.cycles);
+  Product explicit_default = multiply({{"availableMemoryProportion", "0.6"}});
+  ASSERT_TRUE(explicit_default.status.ok()) << explicit_default.status;
+  EXPECT_EQ(explicit_default.profile.cycles, plain.profile.cycles);
+
+  // What the planner cannot take is refused when the system is configured.
+  absl::Status s = multiply({{"availableMemoryProportion", "0"}}).status;
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("matmuls.poplar_options: availableMemoryProportion must be a number in "
+                        "(0, 1], not \"0\""));
+  s = multiply({{"partialsType", "half"}}).status;
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("partialsType \"half\" is not simulated"));
+  s = multiply({{"availableMemoryProportions", "0.5"}}).status;
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("unknown option \"availableMemoryProportions\""));
 }
 
 // ipu_model.compile_ipu_code = false: the IPU Model's memory holds no code.

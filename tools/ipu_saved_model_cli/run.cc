@@ -68,10 +68,10 @@ absl::Status CheckIpuFlags(const RunCommandOptions& o) {
   for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--matmul_amp", &o.matmul_amp},
                                     {"--conv_amp", &o.conv_amp}}) {
     double amp;
-    if (!absl::SimpleAtod(*value, &amp) || !(amp >= 0.0 && amp <= 1.0)) {
+    if (!absl::SimpleAtod(*value, &amp) || !(amp > 0.0 && amp <= 1.0)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          flag, " is the proportion of memory for temporary values: a number between 0.0 and "
-          "1.0, got '", *value, "'"));
+          flag, " is the proportion of memory for temporary values: a number above 0.0 and "
+          "at most 1.0, got '", *value, "'"));
     }
   }
   for (const auto& [flag, value] :
@@ -80,6 +80,11 @@ absl::Status CheckIpuFlags(const RunCommandOptions& o) {
     if (*value != "float" && *value != "half") {
       return absl::InvalidArgumentError(
           absl::StrCat(flag, " must be \"float\" or \"half\", got '", *value, "'"));
+    }
+    if (*value == "half") {
+      return absl::UnimplementedError(absl::StrCat(
+          flag, " half is not simulated: the simulator's matrix multiplications accumulate "
+          "their partial sums in float only; leave it float"));
     }
   }
   if (o.num_ipus < 1 || o.num_ipus > 1024) {
@@ -208,6 +213,12 @@ absl::Status Run(const RunCommandOptions& options, std::ostream& out, std::ostre
     out << "Initializing IPU System ..." << std::endl;
     ipu::config::IPUConfig cfg;
     cfg.auto_select_ipus = static_cast<int>(options.num_ipus);
+    // Each to its own kind of operation (the original gave the matmul
+    // options to convolutions too).
+    cfg.matmuls.poplar_options = {{"availableMemoryProportion", options.matmul_amp},
+                                  {"partialsType", options.matmul_partial_type}};
+    cfg.convolutions.poplar_options = {{"availableMemoryProportion", options.conv_amp},
+                                       {"partialsType", options.conv_partial_type}};
     RETURN_IF_ERROR(cfg.configure_ipu_system());
   }
   SavedModelBundle bundle;

@@ -1,10 +1,15 @@
 #include "tools/ipu_saved_model_cli/run.h"
 
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <sstream>
+#include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tensorflow_ipu/ipu/config.h"
+#include "tensorflow_ipu/ipu/ipu_system.h"
 #include "tensorflow_ipu/saved_model/proto/saved_model.pb.h"
 #include "tensorflow_ipu/saved_model/testing/test_files.h"
 #include "tools/ipu_saved_model_cli/npy.h"
@@ -201,7 +206,9 @@ TEST_F(RunTest, IpuFlagsAreCheckedOnlyWithInitIpu) {
   s = RunIt();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "--matmul_amp is the proportion of memory for temporary values: a "
-                         "number between 0.0 and 1.0, got 'lots'");
+                         "number above 0.0 and at most 1.0, got 'lots'");
+  o_.matmul_amp = "0";
+  EXPECT_THAT(RunIt().message(), HasSubstr("--matmul_amp is the proportion"));
   o_.matmul_amp = "0.3";
   o_.conv_amp = "1.5";
   EXPECT_THAT(RunIt().message(), HasSubstr("--conv_amp is the proportion"));
@@ -209,12 +216,25 @@ TEST_F(RunTest, IpuFlagsAreCheckedOnlyWithInitIpu) {
   o_.conv_partial_type = "double";
   EXPECT_EQ(RunIt().message(), "--conv_partial_type must be \"float\" or \"half\", got 'double'");
   o_.conv_partial_type = "half";
+  s = RunIt();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("--conv_partial_type half is not simulated"));
+  o_.conv_partial_type = "float";
   EXPECT_EQ(RunIt().message(),
             "--num_ipus must be a number of IPUs of at least 1 (1, 2, 4, ...), got 0");
   o_.num_ipus = 1;
   s = RunIt();
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(out_.str(), "Initializing IPU System ...\nResult for output key y:\n[[2.5]]\n");
+  // The flags reach the configuration, each to its own kind of operation.
+  std::optional<ipu::config::IPUConfig> applied = ipu::IpuSystem::Get().configuration();
+  ASSERT_TRUE(applied.has_value());
+  EXPECT_EQ(applied->matmuls.poplar_options,
+            (std::map<std::string, std::string>{{"availableMemoryProportion", "0.3"},
+                                                {"partialsType", "float"}}));
+  EXPECT_EQ(applied->convolutions.poplar_options,
+            (std::map<std::string, std::string>{{"availableMemoryProportion", "0.6"},
+                                                {"partialsType", "float"}}));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "poplar_sim/popops/elementwise.h"
 #include "poplar_sim/popops/reduce.h"
 #include "poplar_sim/poplin/matmul.h"
+#include "tensorflow_ipu/compiler/emission_state.h"
 #include "tensorflow_ipu/compiler/lowering_registry.h"
 #include "tensorflow_ipu/core/status_macros.h"
 
@@ -19,7 +20,8 @@ absl::Status LowerMatMul(LoweringContext& ctx) {
   poplar_sim::Tensor a = ta ? ctx.input(0).transpose() : ctx.input(0);
   poplar_sim::Tensor b = tb ? ctx.input(1).transpose() : ctx.input(1);
   ctx.SetOutput(0, poplar_sim::poplin::matMul(ctx.graph(), a, b, ctx.prog(),
-                                              ctx.op().name()));
+                                              ctx.op().name(),
+                                              ctx.cluster().matmul_options()));
   return absl::OkStatus();
 }
 REGISTER_IPU_LOWERING("MatMul", LowerMatMul);
