@@ -24,18 +24,14 @@ uint64_t Mix(uint64_t x) {
 
 constexpr VariableScopeOptions kAutoReuse = {.use_resource = true, .reuse = Reuse::kAutoReuse};
 
-// TensorFlow's variable scopes ignore name scopes: "d1/weight" is the same
-// variable in every loop. A VariableScope here starts from its parent's
-// name prefix, and each loops::repeat opens one of its own ("loop_1/"), so
-// the model's variable scopes start from the root of the names, keeping
-// `scope`'s device, shard and control dependencies.
-Scope VariableRoot(const Scope& scope) { return scope.WithAbsoluteNameScope(""); }
-
 }  // namespace
 
 absl::StatusOr<Output> dense_layer(const Scope& scope, int64_t hidden_size, Output input,
                                    const std::string& scope_name, int64_t seed) {
-  VariableScope vs(VariableRoot(scope), scope_name, kAutoReuse);
+  // As TensorFlow's variable scopes, "d1/weight" whatever name scope the
+  // layer is built in (each loops::repeat opens one): the training and the
+  // test loop share the variables.
+  VariableScope vs(scope, scope_name, kAutoReuse);
   const int64_t in = input.shape().dim_size(input.shape().dims() - 1);
   ASSIGN_OR_RETURN(Variable w, vs.get_variable("weight", {in, hidden_size}, DT_FLOAT,
                                                initializers::GlorotUniform(seed)));

@@ -19,6 +19,8 @@ Scope Scope::NewFunctionScope(std::shared_ptr<Graph> function_graph,
   s.graph_ = std::move(function_graph);
   s.status_ = status_;
   s.capturer_ = std::move(capturer);
+  // A loop body or branch stays in the caller's variable scope (TF1's).
+  s.variable_prefix_ = variable_prefix_;
   return s;
 }
 
@@ -42,6 +44,13 @@ Scope Scope::WithAbsoluteNameScope(const std::string& prefix) const {
   Scope s = *this;
   s.op_name_.clear();
   s.prefix_ = prefix;
+  s.variable_prefix_ = prefix;
+  return s;
+}
+
+Scope Scope::WithVariableScope(const std::string& prefix) const {
+  Scope s = *this;
+  s.variable_prefix_ = prefix;
   return s;
 }
 

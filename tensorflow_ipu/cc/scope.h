@@ -1,7 +1,8 @@
 // Scope: where and how new ops are added to a graph.
 //
-// A Scope carries the graph being built, a name prefix, a device, control
-// dependencies and internal attrs; every `With...` call returns a new Scope
+// A Scope carries the graph being built, a name prefix, a variable-scope
+// prefix, a device, control dependencies and internal attrs; every
+// `With...` call returns a new Scope
 // that shares the graph and the status. The status is sticky: the first
 // error (an ill-shaped op, a malformed device string) is recorded, later
 // builders become no-ops, and the user checks `scope.status()` once.
@@ -48,12 +49,21 @@ class Scope {
 
   // The next op built with this scope gets `name` (made unique if taken).
   Scope WithOpName(const std::string& name) const;
-  // Names of ops built in the returned scope are prefixed with "name/".
+  // Names of ops built in the returned scope are prefixed with "name/" (a
+  // name scope, TF1's tf.name_scope: made unique, "name_1" the second time).
+  // Variables are not: get_variable names them by the variable scope
+  // alone, as TF1's tf.get_variable ignores name scopes, so a model built
+  // in two sub-scopes (two loop bodies, say) asks for the same variables.
   Scope NewSubScope(const std::string& name) const;
   // Names of ops built in the returned scope are prefixed with exactly
-  // "prefix/" (not made unique; "" for the root): for names that must be
-  // stable, as variables' are ("vs/w" whenever "vs" is entered).
+  // "prefix/" (not made unique; "" for the root), and so are variables
+  // made with get_variable: for names that must be stable, as variables'
+  // are ("vs/w" whenever "vs" is entered).
   Scope WithAbsoluteNameScope(const std::string& prefix) const;
+  // Variables made with get_variable in the returned scope are named
+  // "prefix/name" ("" for none); op names are unchanged. VariableScope sets
+  // it (TF1's tf.variable_scope); users rarely need it.
+  Scope WithVariableScope(const std::string& prefix) const;
   // Ops built in the returned scope request `device` ("cpu",
   // "/device:IPU:0", ...). A malformed name is recorded as an error.
   Scope WithDevice(const std::string& device) const;
@@ -71,7 +81,8 @@ class Scope {
   // A scope building `function_graph`, a function called from this scope's
   // graph: it shares this scope's status (an error inside the function is
   // the caller's error), has no name prefix, device, control dependencies or
-  // internal attrs, and hands values of enclosing graphs to `capturer`.
+  // internal attrs but the caller's variable scope, and hands values of
+  // enclosing graphs to `capturer`.
   Scope NewFunctionScope(std::shared_ptr<Graph> function_graph,
                          std::shared_ptr<ValueCapturer> capturer) const;
   // The capturer of a function scope; nullptr for a graph's own scope.
@@ -89,6 +100,8 @@ class Scope {
 
   const std::string& device() const { return device_; }
   const std::string& name_prefix() const { return prefix_; }
+  // The prefix of variables made with get_variable in this scope.
+  const std::string& variable_scope_prefix() const { return variable_prefix_; }
   const std::vector<Operation>& control_deps() const { return control_deps_; }
   const std::map<std::string, AttrValue>& attrs() const { return attrs_; }
   // The attr set by WithAttr, or nullptr.
@@ -104,6 +117,7 @@ class Scope {
   std::shared_ptr<Graph> graph_;
   std::shared_ptr<absl::Status> status_;
   std::string prefix_;
+  std::string variable_prefix_;
   std::string op_name_;
   std::string device_;
   std::vector<Operation> control_deps_;

@@ -208,6 +208,71 @@ TEST_F(LoopsTest, AVariableCreatedInTheBodyIsInitialisedOnce) {
   EXPECT_NEAR(out[0].data<float>()[1], -2 * std::pow(0.8, 3), 1e-6);
 }
 
+// A model function called in two loop bodies (a training loop and an
+// evaluation loop, as TF1 programs write them) asks for the same
+// variables: the evaluation sees what training did. (Variables named by
+// the loops' name scopes would give two sets, and the evaluation the
+// untrained initial values, silently.)
+TEST_F(LoopsTest, AModelBuiltInTwoLoopsSharesItsVariables) {
+  Configure(1);
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  ipu::IPUOutfeedQueue seen("shared_model_seen");
+  auto model = [](const Scope& s) -> absl::StatusOr<Variable> {
+    VariableScope vs(s, "model", {.reuse = Reuse::kAutoReuse});
+    return vs.get_variable("w", {2}, DT_FLOAT,
+                           initializers::Value(Tensor::Vector<float>({1, 2})));
+  };
+  std::vector<Variable> made;
+  auto train = ipu::ipu_compiler::compile(
+      ipu, [&](const Scope& s, const std::vector<Output>&) {
+        auto out = ipu::loops::repeat(
+            s, 3, [&](const Scope& b, const std::vector<Output>&, const std::vector<Output>&) {
+              absl::StatusOr<Variable> w = model(b);
+              if (!w.ok()) {
+                b.UpdateStatus(w.status());
+                return std::vector<Output>{};
+              }
+              made.push_back(*w);
+              w->assign_add(b, {1.f, 1.f});
+              return std::vector<Output>{};
+            });
+        if (!out.ok()) s.UpdateStatus(out.status());
+        return out.ok() ? *out : std::vector<Output>{};
+      }, {});
+  ASSERT_TRUE(train.ok()) << train.status();
+  auto evaluate = ipu::ipu_compiler::compile(
+      ipu, [&](const Scope& s, const std::vector<Output>&) {
+        auto out = ipu::loops::repeat(
+            s, 1, [&](const Scope& b, const std::vector<Output>&, const std::vector<Output>&) {
+              absl::StatusOr<Variable> w = model(b);
+              if (!w.ok()) {
+                b.UpdateStatus(w.status());
+                return std::vector<Output>{};
+              }
+              made.push_back(*w);
+              seen.enqueue(b, {w->value(b)});
+              return std::vector<Output>{};
+            });
+        if (!out.ok()) s.UpdateStatus(out.status());
+        return out.ok() ? *out : std::vector<Output>{};
+      }, {});
+  ASSERT_TRUE(evaluate.ok()) << evaluate.status();
+  ASSERT_EQ(made.size(), 2u);
+  EXPECT_EQ(made[0].name(), "model/w");
+  EXPECT_EQ(made[1].handle().node(), made[0].handle().node());
+  std::vector<Output> dequeued = seen.dequeue(root);
+  Operation init = global_variables_initializer(root);
+  ASSERT_EQ(absl::OkStatus(), root.status());
+  ClientSession session(root);
+  ASSERT_EQ(absl::OkStatus(), session.Run({}, {}, {init}, nullptr));
+  ASSERT_EQ(absl::OkStatus(), session.Run({}, {}, {(*train)[0].op()}, nullptr));
+  ASSERT_EQ(absl::OkStatus(), session.Run({}, {}, {(*evaluate)[0].op()}, nullptr));
+  std::vector<Tensor> out;
+  ASSERT_EQ(absl::OkStatus(), session.Run({dequeued[0]}, &out));
+  EXPECT_EQ(out[0].DebugString(), "[[4. 5.]]");
+}
+
 // A stateless op in the body whose value nothing uses is pruned: the loop
 // costs the same with it as without it. Stateful ops (the outfeed) still
 // run in every iteration though no loop value uses them.

@@ -39,10 +39,14 @@ Scope OutsideLoops(Scope scope) {
 
 }  // namespace
 
+// TF1's variable_scope: a name scope for the ops (unique: "vs", then
+// "vs_1") and a variable scope for get_variable (always "vs"), nested in
+// the parent's variable scope, not its name scope.
 VariableScope::VariableScope(const Scope& parent, const std::string& name,
                              VariableScopeOptions options)
-    : scope_(parent.NewSubScope(name)),
-      prefix_(Join(parent.name_prefix(), name)),
+    : scope_(parent.NewSubScope(name).WithVariableScope(
+          Join(parent.variable_scope_prefix(), name))),
+      prefix_(Join(parent.variable_scope_prefix(), name)),
       options_(options) {}
 
 absl::StatusOr<Variable> FindVariable(const Scope& scope,

@@ -8,8 +8,12 @@
 //   ASSIGN_OR_RETURN(Variable same, again.get_variable("w", {2}, DT_FLOAT));
 //   Operation init = global_variables_initializer(root);
 //
-// Names: a variable of scope "vs" is "vs/w" however often "vs" is entered
-// (variable scopes nest with the parent Scope's name prefix). Creating a
+// Names: a variable of scope "vs" is "vs/w" however often "vs" is entered.
+// Variable scopes nest in the parent Scope's variable scope; name scopes
+// (Scope::NewSubScope, the bodies of loops::repeat and while_loop, an
+// optimizer's ops) do not count, as TF1's get_variable ignores
+// tf.name_scope. So a model function called in two loop bodies asks for
+// the same variables, and the second call must reuse them: creating a
 // name that exists without reuse is an error naming it, as is reusing a
 // name that does not exist, or reusing with another shape or dtype.
 //
@@ -49,7 +53,8 @@ struct VariableScopeOptions {
 
 class VariableScope {
  public:
-  // A scope named `name` under `parent`'s name prefix ("" for parent's own).
+  // A scope named `name` under `parent`'s variable scope ("" for parent's
+  // own); its ops are in a name scope `name` under parent's name prefix.
   VariableScope(const Scope& parent, const std::string& name,
                 VariableScopeOptions options = {});
 
@@ -70,7 +75,8 @@ class VariableScope {
   VariableScopeOptions options_;
 };
 
-// get_variable in `scope`'s own name scope (TensorFlow's root variable scope).
+// get_variable in `scope`'s variable scope (TensorFlow's root variable
+// scope unless a VariableScope or WithAbsoluteNameScope set one).
 absl::StatusOr<Variable> get_variable(const Scope& scope,
                                       const std::string& name,
                                       const TensorShape& shape,

@@ -70,6 +70,46 @@ TEST(VariableScopeTest, ResourceVariableInitReadAssign) {
   EXPECT_THAT(Floats(out[0]), ElementsAre(7.f, 8.f));
 }
 
+// TF1: tf.get_variable ignores tf.name_scope, so a model built in two name
+// scopes (two loop bodies) asks for the same variables; variable scopes
+// nest in variable scopes only, and their ops stay in the name scopes.
+TEST(VariableScopeTest, NameScopesDoNotNameVariables) {
+  Scope root = Scope::NewRootScope();
+  Scope first = root.NewSubScope("loop");
+  Scope second = root.NewSubScope("loop");  // "loop_1"
+  EXPECT_EQ(second.name_prefix(), "loop_1");
+  absl::StatusOr<Variable> w = get_variable(first, "w", {2}, DT_FLOAT, initializers::Zeros());
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->name(), "w");
+  absl::StatusOr<Variable> again =
+      get_variable(second, "w", {2}, DT_FLOAT, initializers::Zeros());
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kInvalidArgument) << again.status();
+  EXPECT_THAT(std::string(again.status().message()),
+              HasSubstr("Variable w already exists, disallowed"));
+  absl::StatusOr<Variable> shared = get_variable(second, "w", {2}, DT_FLOAT, nullptr,
+                                                 {.reuse = Reuse::kReuse});
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  EXPECT_EQ(shared->handle().node(), w->handle().node());
+
+  VariableScope in_first(first, "model");
+  VariableScope in_second(second, "model", {.reuse = Reuse::kAutoReuse});
+  absl::StatusOr<Variable> v = in_first.get_variable("v", {}, DT_FLOAT, initializers::Zeros());
+  absl::StatusOr<Variable> same = in_second.get_variable("v", {}, DT_FLOAT);
+  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_EQ(v->name(), "model/v");
+  EXPECT_EQ(same->handle().node(), v->handle().node());
+  // The variable scope's other ops are in its name scope.
+  EXPECT_EQ(in_first.scope().name_prefix(), "loop/model");
+  EXPECT_EQ(in_second.scope().name_prefix(), "loop_1/model");
+  // Nested variable scopes, under a name scope inside them.
+  VariableScope inner(in_first.scope().NewSubScope("block"), "dense");
+  absl::StatusOr<Variable> k = inner.get_variable("kernel", {1}, DT_FLOAT, initializers::Ones());
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->name(), "model/dense/kernel");
+  ASSERT_EQ(absl::OkStatus(), root.status());
+}
+
 TEST(VariableScopeTest, ReuseRules) {
   Scope root = Scope::NewRootScope();
   VariableScope vs(root, "vs");
