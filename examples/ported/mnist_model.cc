@@ -92,7 +92,7 @@ absl::Status model(const Scope& scope, double lr, ipu::IPUOutfeedQueue* outqueue
   ASSIGN_OR_RETURN(Output relu2, dense_layer(scope, kH2Size, drop1, "d2", /*seed=*/2));
 
   // tf.metrics.accuracy(labels, argmax(relu2)) and the loss, in "metrics".
-  VariableScope accuracy_vs(VariableRoot(scope), "metrics/accuracy", kAutoReuse);
+  VariableScope accuracy_vs(scope, "metrics/accuracy", kAutoReuse);
   ASSIGN_OR_RETURN(state->accuracy_total,
                    accuracy_vs.get_variable("total", {}, DT_FLOAT, initializers::Zeros(),
                                             /*trainable=*/false));
