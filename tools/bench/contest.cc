@@ -86,6 +86,11 @@ std::string FormatContest(const Contest& contest,
   }
   std::vector<std::string> header = {"contestant", MetricUnit(contest.metric())};
   for (const ContestResult* p : peers) header.push_back(absl::StrCat("vs ", p->name));
+  // Throughput is only meaningful for steps per second.
+  const bool work = contest.flops_per_step() > 0 && contest.metric() == Metric::kStepsPerSecond;
+  const bool share = work && contest.peak().gflops > 0;
+  if (work) header.push_back("GFLOP/s");
+  if (share) header.push_back("of peak");
   for (const std::string& c : check_names) header.push_back(c);
   header.push_back("note");
   Table table(header);
@@ -93,7 +98,8 @@ std::string FormatContest(const Contest& contest,
     std::vector<std::string> row = {r.name};
     if (!r.status.ok()) {
       row.push_back("failed");
-      for (size_t i = 0; i < peers.size() + check_names.size(); ++i) row.push_back("");
+      const size_t blanks = peers.size() + check_names.size() + (work ? 1 : 0) + (share ? 1 : 0);
+      for (size_t i = 0; i < blanks; ++i) row.push_back("");
       row.push_back(std::string(r.status.message()).substr(0, 160));
       table.AddRow(row);
       continue;
@@ -102,6 +108,11 @@ std::string FormatContest(const Contest& contest,
     row.push_back(FormatNumber(mine));
     for (const ContestResult* p : peers) {
       row.push_back(FormatRatio(mine / MetricValue(contest.metric(), p->median)));
+    }
+    if (work) {
+      const double gflops = mine * contest.flops_per_step() / 1e9;
+      row.push_back(absl::StrFormat("%.1f", gflops));
+      if (share) row.push_back(absl::StrFormat("%.0f%%", 100 * gflops / contest.peak().gflops));
     }
     for (const std::string& name : check_names) {
       std::string cell;
@@ -113,7 +124,18 @@ std::string FormatContest(const Contest& contest,
     row.push_back(r.median.note);
     table.AddRow(row);
   }
-  std::string out = absl::StrCat("## ", contest.title(), "\n\n", table.ToMarkdown());
+  std::string out = absl::StrCat("## ", contest.title(), "\n\n");
+  if (work) {
+    absl::StrAppend(&out, "Work: ", absl::StrFormat("%.2f", contest.flops_per_step() / 1e6),
+                    " MFLOP per step (the matrix products).");
+    if (share) {
+      absl::StrAppend(&out, " The machine's single-precision GEMM peak, measured in this run: ",
+                      absl::StrFormat("%.1f", contest.peak().gflops), " GFLOP/s (",
+                      contest.peak().how, ").");
+    }
+    absl::StrAppend(&out, "\n\n");
+  }
+  absl::StrAppend(&out, table.ToMarkdown());
   if (!peers.empty()) {
     absl::StrAppend(&out, "\nRatios are ", MetricUnit(contest.metric()),
                     " of the row over ", MetricUnit(contest.metric()),

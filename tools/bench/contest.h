@@ -72,11 +72,24 @@ struct ContestResult {
   Outcome median;                // the repeat with the median time
 };
 
+// The machine's limit a benchmark is measured against: the best
+// single-precision GEMM rate measured in the same run (gemm_peak.h).
+struct GemmPeak {
+  double gflops = 0;  // 0: not measured
+  std::string how;    // "OpenBLAS (libtorch's at::mm), n = 1024, 2 threads"
+};
+
 class Contest {
  public:
   Contest(std::string title, Metric metric)
       : title_(std::move(title)), metric_(metric) {}
   void Add(Contestant c) { contestants_.push_back(std::move(c)); }
+  // The floating-point operations of one step (steps/s contests): each
+  // contestant's GFLOP/s is printed, and with a peak its share of it.
+  void SetWork(double flops_per_step) { flops_per_step_ = flops_per_step; }
+  void SetPeak(GemmPeak peak) { peak_ = std::move(peak); }
+  double flops_per_step() const { return flops_per_step_; }
+  const GemmPeak& peak() const { return peak_; }
 
   // Runs every selected contestant `repeats` times, round robin (all first
   // runs, then all second runs, ...), printing progress on stderr.
@@ -89,6 +102,8 @@ class Contest {
   std::string title_;
   Metric metric_;
   std::vector<Contestant> contestants_;
+  double flops_per_step_ = 0;
+  GemmPeak peak_;
 };
 
 // The speed of a result in the metric's unit (steps/s or microseconds).
@@ -96,7 +111,8 @@ double MetricValue(Metric metric, const Outcome& o);
 const char* MetricUnit(Metric metric);
 
 // The results as a Markdown table: contestant, speed, one ratio column per
-// peer, the checks, and the notes.
+// peer, with the contest's work GFLOP/s and with its peak the share of it,
+// the checks, and the notes; the peak on a line before the table.
 std::string FormatContest(const Contest& contest,
                           const std::vector<ContestResult>& results);
 

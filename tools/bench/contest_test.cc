@@ -34,6 +34,41 @@ TEST(ContestTest, RatiosAgainstEachPeerAndChecks) {
   TF_EXPECT_OK(AllAgree(results));
 }
 
+// With the work of a step and the machine's peak, each row shows its
+// GFLOP/s and its share of the peak; a failed row keeps the columns.
+TEST(ContestTest, ThroughputAndShareOfThePeak) {
+  Contest contest("demo", Metric::kStepsPerSecond);
+  contest.Add({"torch", true, Fixed(0.001, 0.5)});   // 1,000 steps/s
+  contest.Add({"mine", false, Fixed(0.0005, 0.5)});  // 2,000 steps/s
+  contest.Add({"broken", false, [](int64_t) -> absl::StatusOr<Outcome> {
+                 return absl::InternalError("boom");
+               }});
+  contest.SetWork(32e6);
+  contest.SetPeak({200, "Eigen, n = 1024, 2 threads"});
+  ContestOptions options;
+  options.steps = 10;
+  options.repeats = 1;
+  const std::string text = FormatContest(contest, contest.Run(options));
+  EXPECT_NE(text.find("Work: 32.00 MFLOP per step (the matrix products). The machine's "
+                      "single-precision GEMM peak, measured in this run: 200.0 GFLOP/s "
+                      "(Eigen, n = 1024, 2 threads)."),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("| contestant | steps/s | vs torch | GFLOP/s | of peak | loss"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("| torch      | 1,000   | 1.00x    | 32.0    | 16%     | 0.5"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("| mine       | 2,000   | 2.00x    | 64.0    | 32%     | 0.5"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("| broken     | failed  |          |         |         |      | boom"),
+            std::string::npos) << text;
+  // Without a peak: the throughput only.
+  contest.SetPeak({});
+  const std::string plain = FormatContest(contest, contest.Run(options));
+  EXPECT_NE(plain.find("| contestant | steps/s | vs torch | GFLOP/s | loss"), std::string::npos)
+      << plain;
+  EXPECT_EQ(plain.find("of peak"), std::string::npos) << plain;
+}
+
 TEST(ContestTest, LatencyRatioIsTimeOverTime) {
   Contest contest("calls", Metric::kMicrosPerCall);
   contest.Add({"torch", true, Fixed(3e-6, 1)});

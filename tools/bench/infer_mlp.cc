@@ -17,6 +17,7 @@
 #include "tools/bench/contest.h"
 #include "tools/bench/eigen_mlp.h"
 #include "tools/bench/fashion_mnist.h"
+#include "tools/bench/gemm_peak.h"
 #include "tools/bench/ipu_setup.h"
 #include "tools/bench/library_mlp.h"
 #include "tools/bench/machine_info.h"
@@ -156,6 +157,11 @@ int Main(int argc, char** argv) {
                  return LibraryInfer(weights, train, steps, threads, /*on_ipu=*/true);
                }});
 
+  // The distance to the machine's limit: each row's GFLOP/s against the
+  // best GEMM rate of this machine at these threads, measured now.
+  contest.SetWork(MlpInferenceFlops(FashionMlpSizes(), kBatch));
+  contest.SetPeak(BestGemmPeak({MeasureEigenGemm(threads), MeasureTorchGemm(threads)}));
+  SetTorchThreads(threads);
   std::cout << MachineSummary() << TorchSummary() << "\n" << IpuSummary() << "\n\n";
   return RunAndReport(contest, options);
 }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tools/bench/mlp_checks.h"
+#include "tools/bench/openblas_threads.h"
 #include "tools/bench/peer_env.h"
 #include "tools/bench/stopwatch.h"
 
@@ -71,14 +72,45 @@ absl::Status CheckSteps(const ImageSet& set, int batch, int64_t steps) {
   return absl::OkStatus();
 }
 
+// "2 threads (OpenBLAS 2)": what the contestant really ran on.
+std::string ThreadsNote() {
+  const int blas = OpenBlasThreads();
+  return absl::StrCat(at::get_num_threads(), " threads",
+                      blas < 0 ? std::string() : absl::StrCat(" (OpenBLAS ", blas, ")"));
+}
+
 }  // namespace
 
-void SetTorchThreads(int n) { at::set_num_threads(n); }
+void SetTorchThreads(int n) {
+  at::set_num_threads(n);
+  SetOpenBlasThreads(n);
+}
 
 std::string TorchSummary() {
+  const int blas_threads = OpenBlasThreads();
   return absl::StrCat("libtorch ", TORCH_VERSION_MAJOR, ".", TORCH_VERSION_MINOR, ".",
-                      TORCH_VERSION_PATCH, ", ", at::get_num_threads(),
-                      " intra-op threads, ", PeerEnvironmentSummary());
+                      TORCH_VERSION_PATCH, ", ", at::get_num_threads(), " intra-op threads, ",
+                      blas_threads < 0 ? std::string("no OpenBLAS loaded")
+                                       : absl::StrCat("OpenBLAS ", blas_threads, " threads"),
+                      ", ", PeerEnvironmentSummary());
+}
+
+GemmPeak MeasureTorchGemm(int threads) {
+  const int before = at::get_num_threads();
+  SetTorchThreads(threads);
+  const int n = kPeakGemmSize;
+  torch::NoGradGuard no_grad;
+  torch::Tensor a = torch::rand({n, n}), b = torch::rand({n, n}), c = torch::empty({n, n});
+  GemmPeak peak;
+  peak.gflops = TimeGemmGflops([&] { at::mm_out(c, a, b); }, n);
+  const int blas_threads = OpenBlasThreads();
+  peak.how = absl::StrCat("libtorch's at::mm, ",
+                          blas_threads < 0 ? std::string("its BLAS")
+                                           : absl::StrCat("OpenBLAS ", blas_threads,
+                                                          blas_threads == 1 ? " thread" : " threads"),
+                          ", n = ", n);
+  SetTorchThreads(before);
+  return peak;
 }
 
 absl::StatusOr<Outcome> TorchInferMlp(const MlpWeights& weights, const ImageSet& set,
@@ -98,7 +130,7 @@ absl::StatusOr<Outcome> TorchInferMlp(const MlpWeights& weights, const ImageSet&
   o.seconds = sw.Seconds();
   o.steps = steps;
   o.checks = checksum.Checks();
-  o.note = absl::StrCat(at::get_num_threads(), " threads");
+  o.note = ThreadsNote();
   return o;
 }
 
@@ -133,7 +165,7 @@ absl::StatusOr<Outcome> TorchTrainMlp(const MlpWeights& weights, const FashionMn
   o.seconds = sw.Seconds();
   o.steps = steps;
   o.checks = TrainingChecks(losses, model->Export(), data.test);
-  o.note = absl::StrCat(at::get_num_threads(), " threads");
+  o.note = ThreadsNote();
   return o;
 }
 

@@ -17,15 +17,21 @@
 #include "absl/status/statusor.h"
 #include "tools/bench/contest.h"
 #include "tools/bench/fashion_mnist.h"
+#include "tools/bench/gemm_peak.h"
 #include "tools/bench/mlp_weights.h"
 
 namespace tfipu_bench {
 
 // at::set_num_threads (libtorch's intra-op pool; it defaults to 1 on these
-// VMs).
+// VMs) and OpenBLAS's own threads (openblas_threads.h), so that n threads
+// are all the peer uses.
 void SetTorchThreads(int n);
-// "libtorch 1.13.0, 2 intra-op threads, OMP_WAIT_POLICY=..., BLAS: ...".
+// "libtorch 1.13.0, 2 intra-op threads, OpenBLAS 2 threads,
+// OMP_WAIT_POLICY=..., BLAS: ...".
 std::string TorchSummary();
+// libtorch's float product (at::mm, its BLAS) at n = kPeakGemmSize on
+// `threads` threads (SetTorchThreads; the previous count is restored).
+GemmPeak MeasureTorchGemm(int threads);
 
 // Forward passes over the first `steps` batches of `set` in file order,
 // under InferenceMode; checks: InferenceChecksum.

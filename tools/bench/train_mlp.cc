@@ -25,6 +25,7 @@
 #include "tools/bench/contest.h"
 #include "tools/bench/eigen_mlp.h"
 #include "tools/bench/fashion_mnist.h"
+#include "tools/bench/gemm_peak.h"
 #include "tools/bench/ipu_setup.h"
 #include "tools/bench/library_train.h"
 #include "tools/bench/machine_info.h"
@@ -184,6 +185,11 @@ int Main(int argc, char** argv) {
                  return LibraryTrain(weights, *data, steps, threads, LibraryTrainDevice::kCpu);
                }});
 
+  // The distance to the machine's limit: each row's GFLOP/s against the
+  // best GEMM rate of this machine at these threads, measured now.
+  contest.SetWork(MlpTrainingFlops(FashionMlpSizes(), kBatch));
+  contest.SetPeak(BestGemmPeak({MeasureEigenGemm(threads), MeasureTorchGemm(threads)}));
+  SetTorchThreads(threads);
   std::cout << MachineSummary() << TorchSummary() << "\n" << IpuSummary() << "\n\n";
   return RunAndReport(contest, options);
 }
