@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the peers the benchmarks in tools/bench compare against, from
 # Debian packages only: libtorch (PyTorch's C++ API) and OpenBLAS for it,
-# with everything tools/bootstrap.sh installs (the Fashion-MNIST data set
+# and the GEMM libraries gemm_compare measures (OpenBLAS's headers, BLIS,
+# oneDNN, libxsmm), with everything tools/bootstrap.sh installs (the Fashion-MNIST data set
 # among it). The library and its tests need none of the peers. Idempotent:
 # when everything is present it checks and exits at once.
 #
@@ -18,7 +19,11 @@ if dpkg-query -W -f='${Status}' libtorch-dev 2>/dev/null | grep -q "install ok i
 fi
 "$HERE/../bootstrap.sh" \
   libtorch-dev \
-  libopenblas0-pthread
+  libopenblas0-pthread \
+  libopenblas-dev \
+  libblis-dev \
+  libdnnl-dev \
+  libxsmm-dev
 # A running Bazel server keeps the @libtorch stub it made before the install.
 if [ "$had_torch" -eq 0 ] && command -v bazel >/dev/null 2>&1; then
   echo "bootstrap_peers: if a Bazel server was running, run 'bazel sync --configure' (or 'bazel shutdown') so that @libtorch finds the package"
