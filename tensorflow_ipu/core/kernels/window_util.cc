@@ -275,6 +275,8 @@ absl::StatusOr<Window2DDims> ComputeConv2DDims(const TensorShape& input_shape,
   d.filter_cols = filter.dim_size(1);
   d.filter_depth = filter.dim_size(2);
   d.out_depth = filter.dim_size(3);
+  d.stride_rows = a.stride_rows;
+  d.stride_cols = a.stride_cols;
   RETURN_IF_ERROR(
       CheckDepths(a, input_shape, filter_shape, d.in_depth, d.filter_depth, d.out_depth));
   ASSIGN_OR_RETURN(d.rows, Spatial(a, "rows", d.in_rows, d.filter_rows, a.dilation_rows,
@@ -321,6 +323,8 @@ absl::StatusOr<Window2DDims> ComputePool2DDims(const TensorShape& input_shape,
   d.in_depth = d.filter_depth = d.out_depth = input.dim_size(l.c);
   d.filter_rows = a.window_rows;
   d.filter_cols = a.window_cols;
+  d.stride_rows = a.stride_rows;
+  d.stride_cols = a.stride_cols;
   const std::string shapes =
       absl::StrCat("input ", input_shape.DebugString(), ", ksize ", List(a.ksize));
   ASSIGN_OR_RETURN(d.rows, Spatial(a, "rows", d.in_rows, d.filter_rows, 1, a.stride_rows, shapes));

@@ -93,6 +93,7 @@ struct Window2DDims {
   // filter's input depth (pooling: in_depth).
   int64_t filter_rows = 0, filter_cols = 0, filter_depth = 0;
   int64_t out_depth = 0;
+  int64_t stride_rows = 1, stride_cols = 1;
   WindowDim rows, cols;
   // [batch, out_rows, out_cols, out_depth] in the attrs' data_format.
   TensorShape output_shape;
