@@ -99,5 +99,60 @@ TEST_F(CnnGradientsTest, NchwIsUnimplementedOnTheIpu) {
   EXPECT_NE(status.message().find("conv"), absl::string_view::npos) << status;
 }
 
+// No image, or no output position: the ops give empty outputs, or zero
+// gradients, on the IPU as on the host.
+TEST_F(CnnGradientsTest, EmptyWindowsOnTheIpu) {
+  Configure(1, "--use_ipu_model --ipu_model_tiles=4");
+  Scope root = Scope::NewRootScope();
+  Scope cpu = root.WithDevice("cpu");
+  auto images = ops::Placeholder(cpu.WithOpName("images"), DT_FLOAT,
+                                 ops::Placeholder::Shape({0, 5, 5, 1}));
+  auto dy = ops::Placeholder(cpu.WithOpName("dy"), DT_FLOAT,
+                             ops::Placeholder::Shape({1, 0, 0, 2}));
+  auto batch = ops::Placeholder(cpu.WithOpName("batch"), DT_FLOAT,
+                                ops::Placeholder::Shape({0, 4, 4, 3}));
+  Scope s = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  const Tensor filter = Values({3, 3, 1, 2}, 6);
+  auto no_images = ops::Conv2D(s, images, filter, {1, 1, 1, 1}, "VALID");
+  // A 2x2 input under a 3x3 window with stride 2: no output position.
+  auto no_windows = ops::Conv2DBackpropInput(s, ops::Const(s, {1, 2, 2, 1}), filter, dy,
+                                             {1, 2, 2, 1}, "VALID");
+  auto pool = ops::MaxPool(s, batch, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  ASSERT_TRUE(root.ok()) << root.status();
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  RunMetadata metadata;
+  absl::Status status = session.Run(
+      RunOptions(),
+      {{images, Tensor(DT_FLOAT, TensorShape({0, 5, 5, 1}))},
+       {dy, Tensor(DT_FLOAT, TensorShape({1, 0, 0, 2}))},
+       {batch, Tensor(DT_FLOAT, TensorShape({0, 4, 4, 3}))}},
+      {no_images, no_windows, pool}, {}, &out, &metadata);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(metadata.ipu_profile.clusters.size(), 1u);
+  EXPECT_EQ(out[0].shape(), TensorShape({0, 3, 3, 2}));
+  ASSERT_EQ(out[1].shape(), TensorShape({1, 2, 2, 1}));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(out[1].data<float>()[i], 0.f);
+  EXPECT_EQ(out[2].shape(), TensorShape({0, 2, 2, 3}));
+}
+
+// The lowerings unroll windows tap by tap; a window too large for that is
+// Unimplemented on the IPU (the CPU kernel runs it).
+TEST_F(CnnGradientsTest, HugeWindowIsUnimplementedOnTheIpu) {
+  Configure(1, "--use_ipu_model --ipu_model_tiles=4");
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithDevice("cpu").WithOpName("x"), DT_FLOAT,
+                            ops::Placeholder::Shape({1, 3, 3, 1}));
+  Scope s = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  const int64_t huge = int64_t{1} << 30;
+  auto pool = ops::MaxPool(s.WithOpName("pool"), x, {1, huge, huge, 1}, {1, 1, 1, 1}, "SAME");
+  ASSERT_TRUE(root.ok()) << root.status();
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  absl::Status status = session.Run({{x, Values({1, 3, 3, 1}, 7)}}, {pool}, &out);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
+  EXPECT_NE(status.message().find("taps"), absl::string_view::npos) << status;
+}
+
 }  // namespace
 }  // namespace tensorflow_ipu

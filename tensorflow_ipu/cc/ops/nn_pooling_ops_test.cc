@@ -131,6 +131,20 @@ TEST(MaxPoolTest, EmptyTensors) {
   ExpectTensor<float>(out[2], {1, 2, 2, 0}, {});
 }
 
+// A SAME window far larger than the input covers all of it: the loops
+// visit the input, not the window.
+TEST(MaxPoolTest, HugeSameWindowIsTheGlobalMaximum) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Const(root, Image<float>({1, 7, 3, 4, 5, 6, 2, 8, 0}, 3, 3));
+  const int64_t huge = int64_t{1} << 30;
+  auto y = ops::MaxPool(root, x, {1, huge, huge, 1}, {1, 1, 1, 1}, "SAME");
+  auto dx = ops::MaxPoolGrad(root, x, y, ops::Const(root, Image<float>(std::vector<float>(9, 1.f), 3, 3)),
+                             {1, huge, huge, 1}, {1, 1, 1, 1}, "SAME");
+  auto out = RunOk(root, {y, dx});
+  ExpectTensor<float>(out[0], {1, 3, 3, 1}, std::vector<float>(9, 8.f));
+  ExpectTensor<float>(out[1], {1, 3, 3, 1}, {0, 0, 0, 0, 0, 0, 0, 9, 0});
+}
+
 TEST(MaxPoolErrorsTest, BadShapesAndAttrs) {
   struct Case {
     TensorShape input;

@@ -41,6 +41,8 @@ poplar_sim::Tensor MatMul(LoweringContext& ctx, const poplar_sim::Tensor& a,
 absl::Status LowerConv2D(LoweringContext& ctx) {
   ASSIGN_OR_RETURN(Window2DDims d,
                    LoweredConvDims(ctx, ctx.input_shape(0), ctx.input_shape(1)));
+  ASSIGN_OR_RETURN(bool empty, LowerEmptyWindows(ctx, d));
+  if (empty) return absl::OkStatus();
   ASSIGN_OR_RETURN(poplar_sim::Tensor col,
                    Im2ColView(ctx, ctx.input(0), d, ctx.input_type(0)));
   poplar_sim::Tensor f = ctx.input(1).reshape({Patch(d), static_cast<size_t>(d.out_depth)});
@@ -52,6 +54,8 @@ REGISTER_IPU_LOWERING("Conv2D", LowerConv2D);
 absl::Status LowerConv2DBackpropFilter(LoweringContext& ctx) {
   const TensorShape& filter = ctx.output_shape(0);
   ASSIGN_OR_RETURN(Window2DDims d, LoweredConvDims(ctx, ctx.input_shape(0), filter));
+  ASSIGN_OR_RETURN(bool empty, LowerEmptyWindows(ctx, d));
+  if (empty) return absl::OkStatus();
   ASSIGN_OR_RETURN(poplar_sim::Tensor col,
                    Im2ColView(ctx, ctx.input(0), d, ctx.input_type(0)));
   poplar_sim::Tensor dy = ctx.input(2).reshape({Rows(d), static_cast<size_t>(d.out_depth)});
@@ -63,6 +67,8 @@ REGISTER_IPU_LOWERING("Conv2DBackpropFilter", LowerConv2DBackpropFilter);
 absl::Status LowerConv2DBackpropInput(LoweringContext& ctx) {
   const TensorShape& input = ctx.output_shape(0);
   ASSIGN_OR_RETURN(Window2DDims d, LoweredConvDims(ctx, input, ctx.input_shape(1)));
+  ASSIGN_OR_RETURN(bool empty, LowerEmptyWindows(ctx, d));
+  if (empty) return absl::OkStatus();
   const size_t c = static_cast<size_t>(d.in_depth);
   poplar_sim::Tensor f = ctx.input(1).reshape({Patch(d), static_cast<size_t>(d.out_depth)});
   poplar_sim::Tensor dy = ctx.input(2).reshape({Rows(d), static_cast<size_t>(d.out_depth)});

@@ -27,6 +27,8 @@ using window::Window2DDims;
 
 absl::Status LowerMaxPool(LoweringContext& ctx) {
   ASSIGN_OR_RETURN(Window2DDims d, LoweredPoolDims(ctx, ctx.input_shape(0)));
+  ASSIGN_OR_RETURN(bool empty, LowerEmptyWindows(ctx, d));
+  if (empty) return absl::OkStatus();
   ASSIGN_OR_RETURN(poplar_sim::Tensor padded,
                    PadSpatial(ctx, ctx.input(0), d, ctx.input_type(0),
                               -std::numeric_limits<float>::infinity()));
@@ -56,6 +58,8 @@ REGISTER_IPU_LOWERING("MaxPool", LowerMaxPool);
 
 absl::Status LowerMaxPoolGrad(LoweringContext& ctx) {
   ASSIGN_OR_RETURN(Window2DDims d, LoweredPoolDims(ctx, ctx.input_shape(0)));
+  ASSIGN_OR_RETURN(bool empty, LowerEmptyWindows(ctx, d));
+  if (empty) return absl::OkStatus();
   const DataType dtype = ctx.input_type(0);
   const std::string name = ctx.op().name();
   auto& g = ctx.graph();

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "poplar_sim/popops/cast_fill.h"
 #include "tensorflow_ipu/core/status_macros.h"
 
 namespace tensorflow_ipu {
@@ -10,6 +11,11 @@ namespace compiler {
 namespace {
 
 using window::Window2DDims;
+
+// The lowerings unroll a window tap by tap (a view, and for the gradients
+// and pooling a compute set, per tap); beyond this many taps that is no
+// longer a sensible program.
+constexpr int64_t kMaxTaps = 4096;
 
 absl::StatusOr<Window2DDims> Supported(const LoweringContext& ctx,
                                        const window::WindowAttrs& attrs,
@@ -22,6 +28,12 @@ absl::StatusOr<Window2DDims> Supported(const LoweringContext& ctx,
     return ctx.Unimplemented("dilations other than 1 on the IPU");
   }
   if (!d.ok()) return ctx.Error(d.status().message());
+  if (d->filter_rows > kMaxTaps || d->filter_cols > kMaxTaps ||
+      d->filter_rows * d->filter_cols > kMaxTaps) {
+    return ctx.Unimplemented(absl::StrCat(
+        "a window of ", d->filter_rows, "x", d->filter_cols, " taps on the IPU (at most ",
+        kMaxTaps, " taps are lowered)"));
+  }
   if (d->in_depth != d->filter_depth) {
     return ctx.Unimplemented(absl::StrCat("grouped convolutions on the IPU: input depth ",
                                           d->in_depth, ", filter input depth ",
@@ -69,6 +81,18 @@ absl::StatusOr<Window2DDims> LoweredPoolDims(const LoweringContext& ctx,
   absl::StatusOr<window::WindowAttrs> attrs = window::ReadPoolAttrs(ctx.def());
   if (!attrs.ok()) return ctx.Error(attrs.status().message());
   return Supported(ctx, *attrs, window::ComputePool2DDims(input, *attrs));
+}
+
+absl::StatusOr<bool> LowerEmptyWindows(LoweringContext& ctx, const Window2DDims& d) {
+  if (d.batch > 0 && d.rows.output > 0 && d.cols.output > 0) return false;
+  ASSIGN_OR_RETURN(poplar_sim::Type type, ToPoplarType(ctx.output_type(0)));
+  poplar_sim::Tensor out =
+      ctx.AddMappedVariable(type, ctx.OutputDims(0), ctx.op().name() + "/zeros");
+  if (out.numElements() > 0) {
+    poplar_sim::popops::zero(ctx.graph(), out, ctx.prog(), ctx.op().name() + "/zeros");
+  }
+  ctx.SetOutput(0, out);
+  return true;
 }
 
 absl::StatusOr<poplar_sim::Tensor> PadSpatial(const LoweringContext& ctx,

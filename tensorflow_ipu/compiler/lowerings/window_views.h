@@ -25,6 +25,12 @@ absl::StatusOr<window::Window2DDims> LoweredConvDims(const LoweringContext& ctx,
 absl::StatusOr<window::Window2DDims> LoweredPoolDims(const LoweringContext& ctx,
                                                      const TensorShape& input);
 
+// Lowers an op whose windows are all empty (no image, or no output
+// position: only possible with empty tensors) to its output of zeros (an
+// empty one, or an input gradient no window reaches), and returns true;
+// returns false, doing nothing, for any other op.
+absl::StatusOr<bool> LowerEmptyWindows(LoweringContext& ctx, const window::Window2DDims& d);
+
 // `x` [N, H, W, C] with d's padding on each side, the padding a constant
 // `value` of `dtype` (one element, broadcast).
 absl::StatusOr<poplar_sim::Tensor> PadSpatial(const LoweringContext& ctx,

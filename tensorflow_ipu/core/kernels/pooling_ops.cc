@@ -27,11 +27,17 @@ Range WindowRange(int64_t o, int64_t stride, const window::WindowDim& w, int64_t
   return {std::max<int64_t>(start, 0), std::min(start + size, input)};
 }
 
+// The elements one window reads at most: ksize is an attr and may be far
+// larger than the input (SAME padding), the part inside the input is not.
+int64_t WindowCost(const Window2DDims& d) {
+  return std::min(d.filter_rows, d.in_rows) * std::min(d.filter_cols, d.in_cols) * d.in_depth;
+}
+
 template <typename T>
 void MaxPoolLoops(OpKernelContext* ctx, const Window2DDims& d, const T* input, T* out) {
   const int64_t oh = d.rows.output, ow = d.cols.output, depth = d.in_depth;
   // One task per output row of an image.
-  ParallelRows(ctx, d.batch * oh, ow * d.filter_rows * d.filter_cols * depth,
+  ParallelRows(ctx, d.batch * oh, ow * WindowCost(d),
                [&](int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p) {
       const int64_t b = p / oh, oy = p % oh;
@@ -71,7 +77,7 @@ void MaxPoolGradLoops(OpKernelContext* ctx, const Window2DDims& d, const T* inpu
   const int64_t image = d.in_rows * d.in_cols * depth;
   // One task per image: windows of one image overlap, of two never; each
   // image adds its gradients in one fixed order.
-  ParallelRows(ctx, d.batch, oh * ow * d.filter_rows * d.filter_cols * depth,
+  ParallelRows(ctx, d.batch, oh * ow * WindowCost(d),
                [&](int64_t begin, int64_t end) {
     std::vector<int64_t> arg(depth);
     for (int64_t b = begin; b < end; ++b) {
