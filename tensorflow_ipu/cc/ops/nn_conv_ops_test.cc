@@ -187,9 +187,15 @@ TEST(Conv2DTest, ShapesAgainstPlainLoops) {
   for (const Geometry& g : cases) CheckAgainstLoops(g, 2);
 }
 
-// Large enough to be built in several chunks of images and split over
-// threads: the same values as the loops, and the same bits for any number
-// of threads.
+// One image whose patches do not fit one chunk of col: built and summed
+// back a range of its rows at a time.
+TEST(Conv2DTest, LargeImageInSeveralChunks) {
+  CheckAgainstLoops({1, 600, 600, 8, 3, 3, 2, 1, 1, true}, 2);
+}
+
+// Large enough to be built in several chunks (which end inside an image)
+// and split over threads: the same values as the loops, and the same bits
+// for any number of threads.
 TEST(Conv2DTest, LargeBatchBitIdenticalForAnyThreadCount) {
   const Geometry g = {32, 48, 48, 16, 3, 3, 8, 1, 1, true};
   CheckAgainstLoops(g, 4);

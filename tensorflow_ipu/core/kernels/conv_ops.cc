@@ -6,8 +6,8 @@
 //   Conv2DBackpropInput:  input_grad = col2im(out_backprop * F^T)
 //   Conv2DBackpropFilter: filter_grad = col^T * out_backprop
 // A 1x1 filter with strides of 1 needs no col: the input is its own.
-// col is built a chunk of whole images at a time to bound its memory; the
-// chunks depend on the shapes only, so results are bit-identical for any
+// col is built a range of output rows at a time to bound its memory; the
+// ranges depend on the shapes only, so results are bit-identical for any
 // number of threads. Half computes in float (float_compute.h).
 #include <algorithm>
 #include <vector>
@@ -24,8 +24,9 @@ namespace {
 
 using window::Window2DDims;
 
-// The largest col built at once, in elements (32 MB of floats); a single
-// image larger than this is built whole.
+// The largest col built at once, in elements (32 MB of floats); col is
+// built a range of output rows at a time, at least one row (out_cols
+// patches) even when that is larger.
 constexpr int64_t kMaxColElements = 8 * 1024 * 1024;
 
 bool IsPointwise(const Window2DDims& d) {
@@ -33,35 +34,36 @@ bool IsPointwise(const Window2DDims& d) {
          d.stride_cols == 1;
 }
 
-int64_t ImagesPerChunk(const Window2DDims& d) {
-  const int64_t per_image = d.rows.output * d.cols.output * PatchSize(d);
-  return std::max<int64_t>(1, kMaxColElements / std::max<int64_t>(1, per_image));
+// Output rows (of all images: batch * out_rows) per chunk of col.
+int64_t RowsPerChunk(const Window2DDims& d) {
+  const int64_t per_row = std::max<int64_t>(1, d.cols.output * PatchSize(d));
+  return std::min(d.batch * d.rows.output, std::max<int64_t>(1, kMaxColElements / per_row));
 }
 
 // A buffer for one chunk's col.
 template <typename T>
-absl::StatusOr<Tensor> ColBuffer(const Window2DDims& d, int64_t images) {
+absl::StatusOr<Tensor> ColBuffer(const Window2DDims& d) {
   return Tensor::Create(DataTypeToEnum<T>::value,
-                        TensorShape({images * d.rows.output * d.cols.output, PatchSize(d)}));
+                        TensorShape({RowsPerChunk(d) * d.cols.output, PatchSize(d)}));
 }
 
 template <typename T>
 absl::Status Conv2DForward(OpKernelContext* ctx, const Window2DDims& d, const T* input,
                            const T* filter, T* out) {
   const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
-  const int64_t patch = PatchSize(d), out_pixels = d.rows.output * d.cols.output;
+  const int64_t patch = PatchSize(d), ow = d.cols.output, oc = d.out_depth;
+  const int64_t out_rows = d.batch * d.rows.output;
   if (IsPointwise(d)) {
-    Gemm<T>(device, input, d.batch * out_pixels, patch, false, filter, patch, d.out_depth,
-            false, out);
+    Gemm<T>(device, input, out_rows * ow, patch, false, filter, patch, oc, false, out);
     return absl::OkStatus();
   }
-  const int64_t chunk = std::min(d.batch, ImagesPerChunk(d));
-  ASSIGN_OR_RETURN(Tensor col, ColBuffer<T>(d, chunk));
-  for (int64_t b = 0; b < d.batch; b += chunk) {
-    const int64_t n = std::min(chunk, d.batch - b);
-    Im2Col<T>(ctx, d, input + b * d.in_rows * d.in_cols * d.in_depth, n, col.data<T>());
-    Gemm<T>(device, col.data<T>(), n * out_pixels, patch, false, filter, patch, d.out_depth,
-            false, out + b * out_pixels * d.out_depth);
+  const int64_t chunk = RowsPerChunk(d);
+  ASSIGN_OR_RETURN(Tensor col, ColBuffer<T>(d));
+  for (int64_t r = 0; r < out_rows; r += chunk) {
+    const int64_t n = std::min(chunk, out_rows - r);
+    Im2Col<T>(ctx, d, input, r, r + n, col.data<T>());
+    Gemm<T>(device, col.data<T>(), n * ow, patch, false, filter, patch, oc, false,
+            out + r * ow * oc);
   }
   return absl::OkStatus();
 }
@@ -70,19 +72,21 @@ template <typename T>
 absl::Status Conv2DInputGrad(OpKernelContext* ctx, const Window2DDims& d, const T* filter,
                              const T* out_backprop, T* input_grad) {
   const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
-  const int64_t patch = PatchSize(d), out_pixels = d.rows.output * d.cols.output;
+  const int64_t patch = PatchSize(d), ow = d.cols.output, oc = d.out_depth;
+  const int64_t out_rows = d.batch * d.rows.output;
   if (IsPointwise(d)) {
-    Gemm<T>(device, out_backprop, d.batch * out_pixels, d.out_depth, false, filter, patch,
-            d.out_depth, true, input_grad);
+    Gemm<T>(device, out_backprop, out_rows * ow, oc, false, filter, patch, oc, true,
+            input_grad);
     return absl::OkStatus();
   }
-  const int64_t chunk = std::min(d.batch, ImagesPerChunk(d));
-  ASSIGN_OR_RETURN(Tensor col, ColBuffer<T>(d, chunk));
-  for (int64_t b = 0; b < d.batch; b += chunk) {
-    const int64_t n = std::min(chunk, d.batch - b);
-    Gemm<T>(device, out_backprop + b * out_pixels * d.out_depth, n * out_pixels, d.out_depth,
-            false, filter, patch, d.out_depth, true, col.data<T>());
-    Col2Im<T>(ctx, d, col.data<T>(), n, input_grad + b * d.in_rows * d.in_cols * d.in_depth);
+  std::fill(input_grad, input_grad + d.batch * d.in_rows * d.in_cols * d.in_depth, T(0));
+  const int64_t chunk = RowsPerChunk(d);
+  ASSIGN_OR_RETURN(Tensor col, ColBuffer<T>(d));
+  for (int64_t r = 0; r < out_rows; r += chunk) {
+    const int64_t n = std::min(chunk, out_rows - r);
+    Gemm<T>(device, out_backprop + r * ow * oc, n * ow, oc, false, filter, patch, oc, true,
+            col.data<T>());
+    Col2Im<T>(ctx, d, col.data<T>(), r, r + n, input_grad);
   }
   return absl::OkStatus();
 }
@@ -91,29 +95,25 @@ template <typename T>
 absl::Status Conv2DFilterGrad(OpKernelContext* ctx, const Window2DDims& d, const T* input,
                               const T* out_backprop, T* filter_grad) {
   const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
-  const int64_t patch = PatchSize(d), out_pixels = d.rows.output * d.cols.output;
+  const int64_t patch = PatchSize(d), ow = d.cols.output, oc = d.out_depth;
+  const int64_t out_rows = d.batch * d.rows.output;
   if (IsPointwise(d)) {
-    Gemm<T>(device, input, d.batch * out_pixels, patch, true, out_backprop,
-            d.batch * out_pixels, d.out_depth, false, filter_grad);
+    Gemm<T>(device, input, out_rows * ow, patch, true, out_backprop, out_rows * ow, oc, false,
+            filter_grad);
     return absl::OkStatus();
   }
-  Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> grad(filter_grad, patch * d.out_depth);
-  if (d.batch == 0) {
-    grad.setZero();
-    return absl::OkStatus();
-  }
-  const int64_t chunk = std::min(d.batch, ImagesPerChunk(d));
-  ASSIGN_OR_RETURN(Tensor col, ColBuffer<T>(d, chunk));
+  Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> grad(filter_grad, patch * oc);
+  const int64_t chunk = RowsPerChunk(d);
+  ASSIGN_OR_RETURN(Tensor col, ColBuffer<T>(d));
   // Chunks after the first add their product to the sum of those before.
-  std::vector<T> partial(d.batch > chunk ? patch * d.out_depth : 0);
-  for (int64_t b = 0; b < d.batch; b += chunk) {
-    const int64_t n = std::min(chunk, d.batch - b);
-    Im2Col<T>(ctx, d, input + b * d.in_rows * d.in_cols * d.in_depth, n, col.data<T>());
-    T* dst = b == 0 ? filter_grad : partial.data();
-    Gemm<T>(device, col.data<T>(), n * out_pixels, patch, true,
-            out_backprop + b * out_pixels * d.out_depth, n * out_pixels, d.out_depth, false,
-            dst);
-    if (b > 0) {
+  std::vector<T> partial(out_rows > chunk ? patch * oc : 0);
+  for (int64_t r = 0; r < out_rows; r += chunk) {
+    const int64_t n = std::min(chunk, out_rows - r);
+    Im2Col<T>(ctx, d, input, r, r + n, col.data<T>());
+    T* dst = r == 0 ? filter_grad : partial.data();
+    Gemm<T>(device, col.data<T>(), n * ow, patch, true, out_backprop + r * ow * oc, n * ow,
+            oc, false, dst);
+    if (r > 0) {
       grad += Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(partial.data(),
                                                                     partial.size());
     }

@@ -26,17 +26,17 @@ int64_t PatchSize(const window::Window2DDims& d) {
 
 template <typename T>
 void Im2Col(OpKernelContext* ctx, const window::Window2DDims& d, const T* input,
-            int64_t images, T* col) {
+            int64_t row_begin, int64_t row_end, T* col) {
   const int64_t oh = d.rows.output, ow = d.cols.output;
   const int64_t depth = d.in_depth, patch = PatchSize(d);
   const int64_t row_len = d.filter_cols * depth;
   const int64_t image_size = d.in_rows * d.in_cols * depth;
-  // One task per output row of an image: out_cols patches.
-  ParallelRows(ctx, images * oh, ow * patch, [&](int64_t begin, int64_t end) {
-    for (int64_t p = begin; p < end; ++p) {
+  // One task per output row: out_cols patches.
+  ParallelRows(ctx, row_end - row_begin, ow * patch, [&](int64_t begin, int64_t end) {
+    for (int64_t p = row_begin + begin; p < row_begin + end; ++p) {
       const int64_t b = p / oh, oy = p % oh;
       const T* image = input + b * image_size;
-      T* dst = col + p * ow * patch;
+      T* dst = col + (p - row_begin) * ow * patch;
       const int64_t y0 = oy * d.stride_rows - d.rows.pad_before;
       const Taps ys = InsideTaps(y0, d.filter_rows, d.in_rows);
       for (int64_t ox = 0; ox < ow; ++ox, dst += patch) {
@@ -64,19 +64,22 @@ void Im2Col(OpKernelContext* ctx, const window::Window2DDims& d, const T* input,
 
 template <typename T>
 void Col2Im(OpKernelContext* ctx, const window::Window2DDims& d, const T* col,
-            int64_t images, T* input_grad) {
+            int64_t row_begin, int64_t row_end, T* input_grad) {
+  if (row_begin >= row_end) return;
   const int64_t oh = d.rows.output, ow = d.cols.output;
   const int64_t depth = d.in_depth, patch = PatchSize(d);
   const int64_t row_len = d.filter_cols * depth;
   const int64_t image_size = d.in_rows * d.in_cols * depth;
+  const int64_t first_image = row_begin / oh, images = (row_end - 1) / oh - first_image + 1;
   // One task per image: patches of one image overlap, of two never.
   ParallelRows(ctx, images, oh * ow * patch, [&](int64_t begin, int64_t end) {
-    for (int64_t b = begin; b < end; ++b) {
+    for (int64_t b = first_image + begin; b < first_image + end; ++b) {
       T* image = input_grad + b * image_size;
-      std::fill(image, image + image_size, T(0));
-      const T* src = col + b * oh * ow * patch;
-      for (int64_t oy = 0; oy < oh; ++oy) {
-        const int64_t y0 = oy * d.stride_rows - d.rows.pad_before;
+      const int64_t p_begin = std::max(row_begin, b * oh);
+      const int64_t p_end = std::min(row_end, (b + 1) * oh);
+      const T* src = col + (p_begin - row_begin) * ow * patch;
+      for (int64_t p = p_begin; p < p_end; ++p) {
+        const int64_t y0 = (p % oh) * d.stride_rows - d.rows.pad_before;
         const Taps ys = InsideTaps(y0, d.filter_rows, d.in_rows);
         for (int64_t ox = 0; ox < ow; ++ox, src += patch) {
           const int64_t x0 = ox * d.stride_cols - d.cols.pad_before;
@@ -94,12 +97,12 @@ void Col2Im(OpKernelContext* ctx, const window::Window2DDims& d, const T* col,
 }
 
 template void Im2Col<float>(OpKernelContext*, const window::Window2DDims&, const float*,
-                            int64_t, float*);
+                            int64_t, int64_t, float*);
 template void Im2Col<double>(OpKernelContext*, const window::Window2DDims&, const double*,
-                             int64_t, double*);
+                             int64_t, int64_t, double*);
 template void Col2Im<float>(OpKernelContext*, const window::Window2DDims&, const float*,
-                            int64_t, float*);
+                            int64_t, int64_t, float*);
 template void Col2Im<double>(OpKernelContext*, const window::Window2DDims&, const double*,
-                             int64_t, double*);
+                             int64_t, int64_t, double*);
 
 }  // namespace tensorflow_ipu

@@ -26,20 +26,26 @@ namespace tensorflow_ipu {
 // The length of a row of col: filter_rows * filter_cols * in_depth.
 int64_t PatchSize(const window::Window2DDims& d);
 
-// Fills col for `images` images starting at `input` (NHWC, d's sizes), on
-// the session's threads when large. Defined for float and double.
+// The rows of col are built and consumed a range of output rows at a
+// time (output row r is row r % out_rows of image r / out_rows), so that a
+// large batch or a large image never needs the whole col at once.
+
+// Fills col with the patches of output rows [row_begin, row_end) of the
+// batch `input` (NHWC, d's sizes): (row_end - row_begin) * out_cols rows.
+// On the session's threads when large. Defined for float and double.
 template <typename T>
 void Im2Col(OpKernelContext* ctx, const window::Window2DDims& d, const T* input,
-            int64_t images, T* col);
+            int64_t row_begin, int64_t row_end, T* col);
 
-// The adjoint: input_grad (images of d's input size, overwritten) = the sum,
-// over every col entry, of that entry at the input position it was copied
-// from (padding entries are dropped). Images are independent and each is
-// summed in one fixed order, so the result does not depend on the number
-// of threads. Defined for float and double.
+// The adjoint, accumulating: adds every entry of col (the patches of
+// output rows [row_begin, row_end)) into input_grad (the batch's, which
+// the caller zeroes before the first range) at the input position it was
+// copied from; padding entries are dropped. Images are split over threads,
+// each summed in one fixed order, so the result does not depend on the
+// number of threads. Defined for float and double.
 template <typename T>
 void Col2Im(OpKernelContext* ctx, const window::Window2DDims& d, const T* col,
-            int64_t images, T* input_grad);
+            int64_t row_begin, int64_t row_end, T* input_grad);
 
 }  // namespace tensorflow_ipu
 
