@@ -159,6 +159,105 @@ OpCase Reduce(const std::string& name, std::vector<int32_t> axes,
           1e-6};
 }
 
+// Values in {0, 1, 2}: max-pool windows with ties, whose gradient goes to
+// the first maximum on both backends.
+Tensor Ties(TensorShape shape, int seed) {
+  Tensor t = Floats(shape, 0, 3, seed);
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    t.data<float>()[i] = std::floor(t.data<float>()[i]);
+  }
+  return t;
+}
+
+// Conv2D, its gradients, MaxPool and MaxPoolGrad. The convolutions are
+// matrix products (summation order differs); max pooling is exact, and so
+// is its gradient where windows do not overlap.
+void AddWindowCases(std::vector<OpCase>* cases) {
+  constexpr double kProduct = 1e-5;
+  struct Conv {
+    std::string name;
+    TensorShape input, filter;
+    std::vector<int64_t> strides;
+    std::string padding;
+  };
+  const std::vector<Conv> convs = {
+      {"Valid", {2, 6, 6, 3}, {3, 3, 3, 4}, {1, 1, 1, 1}, "VALID"},
+      {"SameStride2", {2, 7, 7, 2}, {3, 3, 2, 3}, {1, 2, 2, 1}, "SAME"},
+      {"SameStrides12", {1, 5, 6, 2}, {2, 3, 2, 2}, {1, 1, 2, 1}, "SAME"},
+      {"Pointwise", {2, 4, 4, 3}, {1, 1, 3, 5}, {1, 1, 1, 1}, "SAME"},
+  };
+  int seed = 50;
+  for (const Conv& c : convs) {
+    const Tensor x = Floats(c.input, -1, 1, seed++);
+    const Tensor f = Floats(c.filter, -1, 1, seed++);
+    // The output's shape, from the CPU's own rule: run the forward op on a
+    // scope of its own to read it.
+    Scope probe = Scope::NewRootScope();
+    const TensorShape y_shape =
+        ops::Conv2D(probe, Tensor(DT_FLOAT, c.input), Tensor(DT_FLOAT, c.filter), c.strides,
+                    c.padding)
+            .output.shape();
+    const Tensor dy = Floats(y_shape, -1, 1, seed++);
+    std::vector<int32_t> in_sizes(c.input.dim_sizes().begin(), c.input.dim_sizes().end());
+    std::vector<int32_t> f_sizes(c.filter.dim_sizes().begin(), c.filter.dim_sizes().end());
+    cases->push_back({"Conv2D" + c.name, {x, f},
+                      [c](const Scope& s, const std::vector<Output>& in) {
+                        return std::vector<Output>{
+                            ops::Conv2D(s, in[0], in[1], c.strides, c.padding)};
+                      },
+                      kProduct});
+    cases->push_back({"Conv2DBackpropInput" + c.name, {f, dy},
+                      [c, in_sizes](const Scope& s, const std::vector<Output>& in) {
+                        return std::vector<Output>{ops::Conv2DBackpropInput(
+                            s, ops::Const(s, Input::Initializer(Tensor::Vector(in_sizes))),
+                            in[0], in[1], c.strides, c.padding)};
+                      },
+                      kProduct});
+    cases->push_back({"Conv2DBackpropFilter" + c.name, {x, dy},
+                      [c, f_sizes](const Scope& s, const std::vector<Output>& in) {
+                        return std::vector<Output>{ops::Conv2DBackpropFilter(
+                            s, in[0], ops::Const(s, Input::Initializer(Tensor::Vector(f_sizes))),
+                            in[1], c.strides, c.padding)};
+                      },
+                      kProduct});
+  }
+  struct Pool {
+    std::string name;
+    Tensor input;
+    std::vector<int64_t> ksize, strides;
+    std::string padding;
+    double tolerance;
+  };
+  const std::vector<Pool> pools = {
+      {"Valid2x2", Floats({2, 6, 6, 3}, -2, 2, 70), {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID", 0},
+      {"Same3x3Stride2", Floats({1, 7, 7, 2}, -2, 2, 71), {1, 3, 3, 1}, {1, 2, 2, 1}, "SAME",
+       1e-6},
+      {"Ties", Ties({2, 4, 6, 2}, 72), {1, 2, 3, 1}, {1, 2, 3, 1}, "VALID", 0},
+      {"Half", Halves({1, 5, 5, 2}, -2, 2, 73), {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME", 0},
+  };
+  for (const Pool& p : pools) {
+    cases->push_back({"MaxPool" + p.name, {p.input},
+                      [p](const Scope& s, const std::vector<Output>& in) {
+                        return std::vector<Output>{
+                            ops::MaxPool(s, in[0], p.ksize, p.strides, p.padding)};
+                      }});
+    Scope probe = Scope::NewRootScope();
+    const TensorShape y_shape =
+        ops::MaxPool(probe, Tensor(p.input.dtype(), p.input.shape()), p.ksize, p.strides,
+                     p.padding)
+            .output.shape();
+    Tensor grad = p.input.dtype() == DT_HALF ? Halves(y_shape, -1, 1, 80)
+                                             : Floats(y_shape, -1, 1, 80);
+    cases->push_back({"MaxPoolGrad" + p.name, {p.input, grad},
+                      [p](const Scope& s, const std::vector<Output>& in) {
+                        auto y = ops::MaxPool(s, in[0], p.ksize, p.strides, p.padding);
+                        return std::vector<Output>{ops::MaxPoolGrad(
+                            s, in[0], y, in[1], p.ksize, p.strides, p.padding)};
+                      },
+                      p.tolerance});
+  }
+}
+
 std::vector<OpCase> Cases() {
   constexpr double kTranscendental = 1e-6;
   std::vector<OpCase> cases = {
@@ -426,6 +525,7 @@ std::vector<OpCase> Cases() {
                                                 ipu::ops::cross_replica_mean(s, in[0]),
                                                 ipu::ops::replication_index(s)};
                    }});
+  AddWindowCases(&cases);
   return cases;
 }
 

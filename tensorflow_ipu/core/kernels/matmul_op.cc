@@ -1,72 +1,25 @@
 // CPU kernel of MatMul: product = op(a) * op(b) with op = transpose or not,
-// as Eigen matrix products (split over the session's thread pool when
-// large). Half
-// matrices are multiplied in float and rounded once.
-#include "Eigen/Core"
+// as Eigen matrix products (gemm.h: split over the session's thread pool
+// when large). Half matrices are multiplied in float and rounded once.
 #include "tensorflow_ipu/core/device_name.h"
-#include "tensorflow_ipu/core/parallel_shards.h"
 #include "tensorflow_ipu/core/kernels/cwise_ops_util.h"
+#include "tensorflow_ipu/core/kernels/gemm.h"
 
 namespace tensorflow_ipu {
 namespace {
 
-using Eigen::Index;
-
-template <typename T>
-using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-// From this many multiply-adds a product is split over the pool's threads:
-// waking a thread costs a few microseconds, a 2M multiply-add product about
-// 20 (the MLP's 32x784x256 layer is 6.4M).
-constexpr int64_t kSplitFlops = 2 * 1024 * 1024;
-// Shard boundaries are multiples of this. Eigen's product kernels handle
-// the output in register blocks counted from the start of the product (at
-// most 3 AVX-512 float vectors, 48), and blocks of different widths add up
-// their terms in different orders; aligned shards keep every element on the
-// kernel it has in the whole product, so results are bit-identical for any
-// number of threads.
-constexpr int64_t kSplitGrain = 48;
-// From this many the kernel is worth scheduling as its own pool task, beside
-// other work of the step (below it the executor runs it inline).
+// From this many multiply-adds the kernel is worth scheduling as its own
+// pool task, beside other work of the step (below it the executor runs it
+// inline).
 constexpr int64_t kExpensiveFlops = 16 * 1024 * 1024;
 
-// out = op(a) op(b) with Eigen's matrix product (transposes are views, not
-// copies). Large products are split into one block of output rows (or
-// columns, for wide outputs) per pool thread.
+// out = op(a) op(b) with the kernels' shared product (gemm.h), which splits
+// large products over the pool's threads.
 template <typename T>
 void Product(OpKernelContext* ctx, const Tensor& a, const Tensor& b, bool ta, bool tb,
-             Tensor* out, int64_t flops) {
-  Eigen::Map<const RowMajor<T>> am(a.data<T>(), a.dim_size(0), a.dim_size(1));
-  Eigen::Map<const RowMajor<T>> bm(b.data<T>(), b.dim_size(0), b.dim_size(1));
-  Eigen::Map<RowMajor<T>> om(out->data<T>(), out->dim_size(0), out->dim_size(1));
-  const Index m = om.rows(), n = om.cols();
-  // The product of rows [r0, r0 + rows) and columns [c0, c0 + cols).
-  auto block = [&](Index r0, Index rows, Index c0, Index cols) {
-    auto o = om.block(r0, c0, rows, cols);
-    if (!ta && !tb) {
-      o.noalias() = am.middleRows(r0, rows) * bm.middleCols(c0, cols);
-    } else if (ta && !tb) {
-      o.noalias() = am.transpose().middleRows(r0, rows) * bm.middleCols(c0, cols);
-    } else if (!ta && tb) {
-      o.noalias() = am.middleRows(r0, rows) * bm.transpose().middleCols(c0, cols);
-    } else {
-      o.noalias() = am.transpose().middleRows(r0, rows) * bm.transpose().middleCols(c0, cols);
-    }
-  };
-  const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
-  const int threads = device.numThreads();
-  if (flops < kSplitFlops || threads < 2) {
-    block(0, m, 0, n);
-    return;
-  }
-  const bool by_rows = m >= n;
-  RunRanges(device, by_rows ? m : n, kSplitGrain, threads, [&](int64_t begin, int64_t end) {
-    if (by_rows) {
-      block(begin, end - begin, 0, n);
-    } else {
-      block(0, m, begin, end - begin);
-    }
-  });
+             Tensor* out) {
+  Gemm<T>(ctx->eigen_device(), a.data<T>(), a.dim_size(0), a.dim_size(1), ta,
+          b.data<T>(), b.dim_size(0), b.dim_size(1), tb, out->data<T>());
 }
 
 class MatMulKernel : public OpKernel {
@@ -106,7 +59,6 @@ class MatMulKernel : public OpKernel {
     }
     ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, TensorShape({m, n})));
     if (m * n == 0) return absl::OkStatus();
-    const int64_t flops = m * n * k;
     return SwitchOnType(a.dtype(), [&](auto t) -> absl::Status {
       using T = decltype(t);
       if (k == 0) {
@@ -118,12 +70,12 @@ class MatMulKernel : public OpKernel {
         cwise::Vec<half> av = cwise::FlatVec<half>(a), bv = cwise::FlatVec<half>(b);
         cwise::Assign(ctx, cwise::FlatVec<float>(af), av.cast<float>());
         cwise::Assign(ctx, cwise::FlatVec<float>(bf), bv.cast<float>());
-        Product<float>(ctx, af, bf, ta_, tb_, &of, flops);
+        Product<float>(ctx, af, bf, ta_, tb_, &of);
         cwise::Vec<float> ov = cwise::FlatVec<float>(of);
         cwise::Assign(ctx, cwise::FlatVec<half>(*out), ov.cast<half>());
       } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                            std::is_same_v<T, int32_t>) {
-        Product<T>(ctx, a, b, ta_, tb_, out, flops);
+        Product<T>(ctx, a, b, ta_, tb_, out);
       } else {
         return absl::UnimplementedError(absl::StrCat(
             "no CPU kernel of MatMul for type ", DataTypeString(a.dtype())));

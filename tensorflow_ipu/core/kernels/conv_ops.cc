@@ -1,0 +1,229 @@
+// CPU kernels of Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter for
+// NHWC data and dilations of 1, as im2col (im2col.h) and matrix products
+// (gemm.h). With col [rows = batch * out_rows * out_cols, patch] the input's
+// patches and the filter viewed as F [patch, out_depth]:
+//   Conv2D:               output [rows, out_depth] = col * F
+//   Conv2DBackpropInput:  input_grad = col2im(out_backprop * F^T)
+//   Conv2DBackpropFilter: filter_grad = col^T * out_backprop
+// A 1x1 filter with strides of 1 needs no col: the input is its own.
+// col is built a range of output rows at a time to bound its memory; the
+// ranges depend on the shapes only, so results are bit-identical for any
+// number of threads. Half computes in float (float_compute.h).
+#include <algorithm>
+#include <vector>
+
+#include "Eigen/Core"
+#include "tensorflow_ipu/core/device_name.h"
+#include "tensorflow_ipu/core/kernels/float_compute.h"
+#include "tensorflow_ipu/core/kernels/gemm.h"
+#include "tensorflow_ipu/core/kernels/im2col.h"
+#include "tensorflow_ipu/core/kernels/window_util.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+using window::Window2DDims;
+
+// The largest col built at once, in elements (32 MB of floats); col is
+// built a range of output rows at a time, at least one row (out_cols
+// patches) even when that is larger.
+constexpr int64_t kMaxColElements = 8 * 1024 * 1024;
+
+bool IsPointwise(const Window2DDims& d) {
+  return d.filter_rows == 1 && d.filter_cols == 1 && d.stride_rows == 1 &&
+         d.stride_cols == 1;
+}
+
+// Output rows (of all images: batch * out_rows) per chunk of col.
+int64_t RowsPerChunk(const Window2DDims& d) {
+  const int64_t per_row = std::max<int64_t>(1, d.cols.output * PatchSize(d));
+  return std::min(d.batch * d.rows.output, std::max<int64_t>(1, kMaxColElements / per_row));
+}
+
+// A buffer for one chunk's col.
+template <typename T>
+absl::StatusOr<Tensor> ColBuffer(const Window2DDims& d) {
+  return Tensor::Create(DataTypeToEnum<T>::value,
+                        TensorShape({RowsPerChunk(d) * d.cols.output, PatchSize(d)}));
+}
+
+template <typename T>
+absl::Status Conv2DForward(OpKernelContext* ctx, const Window2DDims& d, const T* input,
+                           const T* filter, T* out) {
+  const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
+  const int64_t patch = PatchSize(d), ow = d.cols.output, oc = d.out_depth;
+  const int64_t out_rows = d.batch * d.rows.output;
+  if (IsPointwise(d)) {
+    Gemm<T>(device, input, out_rows * ow, patch, false, filter, patch, oc, false, out);
+    return absl::OkStatus();
+  }
+  const int64_t chunk = RowsPerChunk(d);
+  ASSIGN_OR_RETURN(Tensor col, ColBuffer<T>(d));
+  for (int64_t r = 0; r < out_rows; r += chunk) {
+    const int64_t n = std::min(chunk, out_rows - r);
+    Im2Col<T>(ctx, d, input, r, r + n, col.data<T>());
+    Gemm<T>(device, col.data<T>(), n * ow, patch, false, filter, patch, oc, false,
+            out + r * ow * oc);
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status Conv2DInputGrad(OpKernelContext* ctx, const Window2DDims& d, const T* filter,
+                             const T* out_backprop, T* input_grad) {
+  const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
+  const int64_t patch = PatchSize(d), ow = d.cols.output, oc = d.out_depth;
+  const int64_t out_rows = d.batch * d.rows.output;
+  if (IsPointwise(d)) {
+    Gemm<T>(device, out_backprop, out_rows * ow, oc, false, filter, patch, oc, true,
+            input_grad);
+    return absl::OkStatus();
+  }
+  std::fill(input_grad, input_grad + d.batch * d.in_rows * d.in_cols * d.in_depth, T(0));
+  const int64_t chunk = RowsPerChunk(d);
+  ASSIGN_OR_RETURN(Tensor col, ColBuffer<T>(d));
+  for (int64_t r = 0; r < out_rows; r += chunk) {
+    const int64_t n = std::min(chunk, out_rows - r);
+    Gemm<T>(device, out_backprop + r * ow * oc, n * ow, oc, false, filter, patch, oc, true,
+            col.data<T>());
+    Col2Im<T>(ctx, d, col.data<T>(), r, r + n, input_grad);
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status Conv2DFilterGrad(OpKernelContext* ctx, const Window2DDims& d, const T* input,
+                              const T* out_backprop, T* filter_grad) {
+  const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
+  const int64_t patch = PatchSize(d), ow = d.cols.output, oc = d.out_depth;
+  const int64_t out_rows = d.batch * d.rows.output;
+  if (IsPointwise(d)) {
+    Gemm<T>(device, input, out_rows * ow, patch, true, out_backprop, out_rows * ow, oc, false,
+            filter_grad);
+    return absl::OkStatus();
+  }
+  Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> grad(filter_grad, patch * oc);
+  const int64_t chunk = RowsPerChunk(d);
+  ASSIGN_OR_RETURN(Tensor col, ColBuffer<T>(d));
+  // Chunks after the first add their product to the sum of those before.
+  std::vector<T> partial(out_rows > chunk ? patch * oc : 0);
+  for (int64_t r = 0; r < out_rows; r += chunk) {
+    const int64_t n = std::min(chunk, out_rows - r);
+    Im2Col<T>(ctx, d, input, r, r + n, col.data<T>());
+    T* dst = r == 0 ? filter_grad : partial.data();
+    Gemm<T>(device, col.data<T>(), n * ow, patch, true, out_backprop + r * ow * oc, n * ow,
+            oc, false, dst);
+    if (r > 0) {
+      grad += Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(partial.data(),
+                                                                    partial.size());
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Reads and checks the attrs once; NCHW and dilations are Unimplemented
+// when the kernel is created, with the attr's value.
+class ConvKernelBase : public OpKernel {
+ public:
+  absl::Status Init(OpKernelConstruction* ctx) override {
+    ASSIGN_OR_RETURN(attrs_, window::ReadConvAttrs(ctx->def()));
+    return window::CheckCpuSupported(attrs_);
+  }
+
+ protected:
+  // The dimensions of this node's convolution, with the node named in
+  // errors; grouped convolutions are Unimplemented.
+  absl::StatusOr<Window2DDims> Dims(OpKernelContext* ctx, const TensorShape& input,
+                                    const TensorShape& filter,
+                                    const TensorShape* out_backprop) const {
+    absl::StatusOr<Window2DDims> d =
+        out_backprop == nullptr
+            ? window::ComputeConv2DDims(input, filter, attrs_)
+            : window::ComputeConv2DBackpropDims(input, filter, *out_backprop, attrs_);
+    if (!d.ok()) return ctx->InvalidArgument(d.status().message());
+    if (d->in_depth != d->filter_depth) {
+      return absl::UnimplementedError(absl::StrCat(
+          attrs_.op, ": grouped convolutions are not implemented on the CPU: input ",
+          input.DebugString(), " has depth ", d->in_depth, " but filter ",
+          filter.DebugString(), " has input depth ", d->filter_depth,
+          "; they must be equal [node '", ctx->node().name(), "']"));
+    }
+    return d;
+  }
+
+  window::WindowAttrs attrs_;
+};
+
+class Conv2DKernel : public ConvKernelBase {
+ public:
+  absl::Status Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& filter = ctx->input(1);
+    ASSIGN_OR_RETURN(Window2DDims d, Dims(ctx, input.shape(), filter.shape(), nullptr));
+    ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, d.output_shape));
+    if (out->NumElements() == 0) return absl::OkStatus();
+    return ComputeFloating(ctx, {&input, &filter}, out,
+                           [&](auto t, const std::vector<const Tensor*>& in, Tensor* o) {
+                             using T = decltype(t);
+                             return Conv2DForward<T>(ctx, d, in[0]->data<T>(),
+                                                     in[1]->data<T>(), o->data<T>());
+                           });
+  }
+};
+
+class Conv2DBackpropInputKernel : public ConvKernelBase {
+ public:
+  absl::Status Compute(OpKernelContext* ctx) override {
+    const Tensor& filter = ctx->input(1);
+    const Tensor& out_backprop = ctx->input(2);
+    absl::StatusOr<TensorShape> input =
+        window::ShapeFromSizes(ctx->input(0), attrs_.op, "input_sizes");
+    if (!input.ok()) return ctx->InvalidArgument(input.status().message());
+    const TensorShape backprop_shape = out_backprop.shape();
+    ASSIGN_OR_RETURN(Window2DDims d, Dims(ctx, *input, filter.shape(), &backprop_shape));
+    ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, *input));
+    if (out->NumElements() == 0) return absl::OkStatus();
+    return ComputeFloating(ctx, {&filter, &out_backprop}, out,
+                           [&](auto t, const std::vector<const Tensor*>& in, Tensor* o) {
+                             using T = decltype(t);
+                             if (out_backprop.NumElements() == 0) {
+                               std::fill(o->data<T>(), o->data<T>() + o->NumElements(), T(0));
+                               return absl::OkStatus();
+                             }
+                             return Conv2DInputGrad<T>(ctx, d, in[0]->data<T>(),
+                                                       in[1]->data<T>(), o->data<T>());
+                           });
+  }
+};
+
+class Conv2DBackpropFilterKernel : public ConvKernelBase {
+ public:
+  absl::Status Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& out_backprop = ctx->input(2);
+    absl::StatusOr<TensorShape> filter =
+        window::ShapeFromSizes(ctx->input(1), attrs_.op, "filter_sizes");
+    if (!filter.ok()) return ctx->InvalidArgument(filter.status().message());
+    const TensorShape backprop_shape = out_backprop.shape();
+    ASSIGN_OR_RETURN(Window2DDims d, Dims(ctx, input.shape(), *filter, &backprop_shape));
+    ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, *filter));
+    if (out->NumElements() == 0) return absl::OkStatus();
+    return ComputeFloating(ctx, {&input, &out_backprop}, out,
+                           [&](auto t, const std::vector<const Tensor*>& in, Tensor* o) {
+                             using T = decltype(t);
+                             if (out_backprop.NumElements() == 0) {
+                               std::fill(o->data<T>(), o->data<T>() + o->NumElements(), T(0));
+                               return absl::OkStatus();
+                             }
+                             return Conv2DFilterGrad<T>(ctx, d, in[0]->data<T>(),
+                                                        in[1]->data<T>(), o->data<T>());
+                           });
+  }
+};
+
+REGISTER_KERNEL("Conv2D", kDeviceTypeCpu, Conv2DKernel);
+REGISTER_KERNEL("Conv2DBackpropInput", kDeviceTypeCpu, Conv2DBackpropInputKernel);
+REGISTER_KERNEL("Conv2DBackpropFilter", kDeviceTypeCpu, Conv2DBackpropFilterKernel);
+
+}  // namespace
+}  // namespace tensorflow_ipu

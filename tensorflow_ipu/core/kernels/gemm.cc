@@ -1,0 +1,79 @@
+#include "tensorflow_ipu/core/kernels/gemm.h"
+
+#include "Eigen/Core"
+#include "tensorflow_ipu/core/parallel_shards.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+using Eigen::Index;
+
+template <typename T>
+using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// From this many multiply-adds a product is split over the pool's threads:
+// waking a thread costs a few microseconds, a 2M multiply-add product about
+// 20 (the MLP's 32x784x256 layer is 6.4M).
+constexpr int64_t kSplitFlops = 2 * 1024 * 1024;
+// Shard boundaries are multiples of this. Eigen's product kernels handle
+// the output in register blocks counted from the start of the product (at
+// most 3 AVX-512 float vectors, 48), and blocks of different widths add up
+// their terms in different orders; aligned shards keep every element on the
+// kernel it has in the whole product, so results are bit-identical for any
+// number of threads.
+constexpr int64_t kSplitGrain = 48;
+
+}  // namespace
+
+template <typename T>
+void Gemm(const Eigen::ThreadPoolDevice& device, const T* a, int64_t a_rows,
+          int64_t a_cols, bool ta, const T* b, int64_t b_rows, int64_t b_cols,
+          bool tb, T* out) {
+  Eigen::Map<const RowMajor<T>> am(a, a_rows, a_cols);
+  Eigen::Map<const RowMajor<T>> bm(b, b_rows, b_cols);
+  const Index m = ta ? a_cols : a_rows, k = ta ? a_rows : a_cols;
+  const Index n = tb ? b_rows : b_cols;
+  Eigen::Map<RowMajor<T>> om(out, m, n);
+  if (m * n == 0) return;
+  if (k == 0) {
+    om.setZero();
+    return;
+  }
+  // The product of rows [r0, r0 + rows) and columns [c0, c0 + cols)
+  // (transposes are views, not copies).
+  auto block = [&](Index r0, Index rows, Index c0, Index cols) {
+    auto o = om.block(r0, c0, rows, cols);
+    if (!ta && !tb) {
+      o.noalias() = am.middleRows(r0, rows) * bm.middleCols(c0, cols);
+    } else if (ta && !tb) {
+      o.noalias() = am.transpose().middleRows(r0, rows) * bm.middleCols(c0, cols);
+    } else if (!ta && tb) {
+      o.noalias() = am.middleRows(r0, rows) * bm.transpose().middleCols(c0, cols);
+    } else {
+      o.noalias() = am.transpose().middleRows(r0, rows) * bm.transpose().middleCols(c0, cols);
+    }
+  };
+  const int threads = device.numThreads();
+  if (m * n * k < kSplitFlops || threads < 2) {
+    block(0, m, 0, n);
+    return;
+  }
+  const bool by_rows = m >= n;
+  RunRanges(device, by_rows ? m : n, kSplitGrain, threads, [&](int64_t begin, int64_t end) {
+    if (by_rows) {
+      block(begin, end - begin, 0, n);
+    } else {
+      block(0, m, begin, end - begin);
+    }
+  });
+}
+
+template void Gemm<float>(const Eigen::ThreadPoolDevice&, const float*, int64_t, int64_t,
+                          bool, const float*, int64_t, int64_t, bool, float*);
+template void Gemm<double>(const Eigen::ThreadPoolDevice&, const double*, int64_t, int64_t,
+                           bool, const double*, int64_t, int64_t, bool, double*);
+template void Gemm<int32_t>(const Eigen::ThreadPoolDevice&, const int32_t*, int64_t,
+                            int64_t, bool, const int32_t*, int64_t, int64_t, bool,
+                            int32_t*);
+
+}  // namespace tensorflow_ipu

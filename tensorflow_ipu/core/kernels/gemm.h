@@ -1,0 +1,35 @@
+// The CPU kernels' matrix product: MatMul's, and the convolutions' (im2col
+// followed by a product), so that both split work over the session's
+// threads the same way and stay bit-identical for any thread count.
+//
+//   // out [m, n] = a [m, k] * b [n, k]^T, all row-major
+//   Gemm<float>(ctx->eigen_device(), a, m, k, false, b, n, k, true, out);
+#ifndef TENSORFLOW_IPU_CORE_KERNELS_GEMM_H_
+#define TENSORFLOW_IPU_CORE_KERNELS_GEMM_H_
+
+#include <cstdint>
+
+#include "unsupported/Eigen/CXX11/Tensor"
+
+namespace tensorflow_ipu {
+
+// out = op(a) * op(b), where a is a dense row-major [a_rows, a_cols] matrix
+// and op(a) is a or its transpose (ta), and likewise b; out is dense
+// row-major [rows of op(a), cols of op(b)], and op(a)'s columns must equal
+// op(b)'s rows (the caller checks). An inner dimension of 0 gives zeros.
+//
+// Products of 2M multiply-adds or more are split into blocks of output rows
+// (or columns, for wide outputs) whose boundaries are multiples of 48, one
+// per pool thread; every output element is then computed by the same
+// Eigen kernel, in the same order, as in the unsplit product, so results
+// do not depend on the number of threads.
+//
+// Defined for float, double and int32_t (half callers convert to float).
+template <typename T>
+void Gemm(const Eigen::ThreadPoolDevice& device, const T* a, int64_t a_rows,
+          int64_t a_cols, bool ta, const T* b, int64_t b_rows, int64_t b_cols,
+          bool tb, T* out);
+
+}  // namespace tensorflow_ipu
+
+#endif  // TENSORFLOW_IPU_CORE_KERNELS_GEMM_H_
