@@ -44,7 +44,7 @@ absl::Status MulGrad(const Scope& s, const Operation& op,
 absl::Status RealDivGrad(const Scope& s, const Operation& op,
                          const std::vector<Output>& g,
                          std::vector<Output>* grads) {
-  Output x = In(op, 0), y = In(op, 1);
+  Output y = In(op, 1);
   // d(x/y)/dy = -x / y^2 = -(x/y) / y.
   Output gy = ops::Mul(s, g[0], ops::Neg(s, ops::RealDiv(s, Out(op), y)));
   return Binary(s, op, ops::RealDiv(s, g[0], y), gy, grads);
