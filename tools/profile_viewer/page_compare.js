@@ -28,6 +28,8 @@ addPage('compare', 'Compare', function (section) {
     ['Compute cycles', sa.cost.compute, sb.cost.compute, fmtInt, true], ['Exchange cycles', sa.cost.exchange, sb.cost.exchange, fmtInt, true],
     ['Sync cycles', sa.cost.sync, sb.cost.sync, fmtInt, true], ['Inter-IPU cycles', sa.cost.interIpu, sb.cost.interIpu, fmtInt, true],
     ['Host I/O cycles', sa.cost.host, sb.cost.host, fmtInt, true],
+  ].concat(sa.cost.network > 0 || sb.cost.network > 0
+    ? [['Network cycles', sa.cost.network, sb.cost.network, fmtInt, true]] : []).concat([
     ['Memory used', sa.memory.total, sb.memory.total, fmtBytes, true], ['Always-live', sa.memory.alwaysLive, sb.memory.alwaysLive, fmtBytes, true],
     ['Not-always-live', sa.memory.notAlwaysLive, sb.memory.notAlwaysLive, fmtBytes, true],
     ['Code', sa.memory.vertexCode + sa.memory.controlCode, sb.memory.vertexCode + sb.memory.controlCode, fmtBytes, true],
@@ -36,7 +38,7 @@ addPage('compare', 'Compare', function (section) {
     ['Tiles out of memory', sa.tilesOverLimit, sb.tilesOverLimit, fmtInt, true], ['Engine load', sa.loadBytes, sb.loadBytes, fmtBytes, true],
     ['FLOPs', sa.flops, sb.flops, fmtInt, null],
     ['Compute sets', sa.computeSets, sb.computeSets, fmtInt, null], ['Program steps', sa.steps, sb.steps, fmtInt, null],
-  ];
+  ]);
   let differences = 0;
   const summary = el('table', { id: 'compare-summary' }, [el('tr', null, ['Measure', 'Base', 'Other', 'Difference'].map(function (h, i) { return el('th', { class: i ? '' : 'name', text: h }); }))]);
   for (const m of metrics) {

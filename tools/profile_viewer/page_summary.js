@@ -36,6 +36,8 @@ function costBreakdown(r) {
   const rows = [['Compute', s.cost.compute], ['Exchange', s.cost.exchange], ['Sync', s.cost.sync],
     ['Inter-IPU', s.cost.interIpu], ['Host I/O', s.cost.host], ['Control', s.cost.control],
     ['Run overhead', s.overheadCycles]];
+  // Only runs spanning processes have it.
+  if (s.cost.network > 0) rows.splice(6, 0, ['Network', s.cost.network]);
   const t = el('table', null, [el('tr', null, [el('th', { class: 'name', text: 'Cycles' }), el('th', { text: 'cycles' }), el('th', { text: 'share' })])]);
   for (const row of rows) {
     t.appendChild(el('tr', null, [el('td', { class: 'name', text: row[0] }), el('td', { text: fmtInt(row[1]) }),

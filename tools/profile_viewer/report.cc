@@ -105,6 +105,8 @@ class FieldReader {
     c.interIpu = U64(*v, "interIpuCycles", w);
     c.host = U64(*v, "hostCycles", w);
     c.control = U64(*v, "controlCycles", w);
+    c.network = U64(*v, "networkCycles", w, /*required=*/false);
+    c.networkBytes = U64(*v, "networkBytes", w, /*required=*/false);
     c.exchangeBytes = U64(*v, "exchangeBytes", w);
     c.interIpuBytes = U64(*v, "interIpuBytes", w);
     c.hostBytesIn = U64(*v, "hostBytesToDevice", w);

@@ -40,8 +40,14 @@ struct TileBytes {
 // Cycles and bytes of one execution of a step (or of a sum of them).
 struct Cost {
   uint64_t compute = 0, exchange = 0, sync = 0, interIpu = 0, host = 0, control = 0;
+  // Between the processes of a multi-process job (absent from profiles of
+  // one process, and from those written before it existed: 0).
+  uint64_t network = 0;
   uint64_t exchangeBytes = 0, interIpuBytes = 0, hostBytesIn = 0, hostBytesOut = 0;
-  uint64_t cycles() const { return compute + exchange + sync + interIpu + host + control; }
+  uint64_t networkBytes = 0;
+  uint64_t cycles() const {
+    return compute + exchange + sync + interIpu + host + control + network;
+  }
 };
 
 struct Step {

@@ -89,6 +89,22 @@ TEST(ReportTest, ReadsEveryPartOfAReport) {
   EXPECT_EQ(r->liveness[0].notAlwaysLiveBytes, 300u);
 }
 
+// A run spanning processes: its network cycles are part of the step's
+// cycles (profiles of one process have no network fields: 0, as above).
+TEST(ReportTest, NetworkCyclesOfARunSpanningProcessesCount) {
+  Json j = SmallReport();
+  j["total"]["breakdown"]["networkCycles"] = 7;
+  j["total"]["breakdown"]["networkBytes"] = 4096;
+  absl::StatusOr<Report> r = ParseReport(j.dump(), "distributed.json");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->totalCost.network, 7u);
+  EXPECT_EQ(r->totalCost.networkBytes, 4096u);
+  EXPECT_EQ(r->totalCost.cycles(), 20u + 2 + 3 + 7);
+  EXPECT_EQ(r->steps[1].costPerExecution.network, 0u);
+  j["total"]["breakdown"]["networkCycles"] = -1;
+  EXPECT_FALSE(ParseReport(j.dump(), "bad.json").ok());
+}
+
 TEST(ReportTest, AnOlderReportWithoutTheLaterFieldsStillReads) {
   Json j = SmallReport();
   j.erase("liveness");

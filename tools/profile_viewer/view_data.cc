@@ -18,7 +18,8 @@ Json CostJson(const Cost& c) {
               {"interIpu", c.interIpu},       {"host", c.host},
               {"control", c.control},         {"exchangeBytes", c.exchangeBytes},
               {"interIpuBytes", c.interIpuBytes}, {"hostBytesIn", c.hostBytesIn},
-              {"hostBytesOut", c.hostBytesOut}};
+              {"hostBytesOut", c.hostBytesOut}, {"network", c.network},
+              {"networkBytes", c.networkBytes}};
 }
 
 Json Summary(const Report& r) {
