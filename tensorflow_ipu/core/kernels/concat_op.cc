@@ -9,6 +9,7 @@
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/kernels/shape_ops_util.h"
 #include "tensorflow_ipu/core/op_kernel.h"
+#include "tensorflow_ipu/core/parallel_shards.h"
 #include "tensorflow_ipu/core/status_macros.h"
 
 namespace tensorflow_ipu {
@@ -36,11 +37,12 @@ void ConcatRows(OpKernelContext* ctx, const std::vector<const char*>& inputs,
   if (outer * out_row < kInlineBytes || outer == 1) {
     copy(0, outer);
   } else {
-    ctx->eigen_device().parallelFor(
-        outer,
-        Eigen::TensorOpCost(static_cast<double>(out_row),
-                            static_cast<double>(out_row), 0),
-        copy);
+    // Not Eigen's parallelFor, which may wait forever for its tasks when
+    // called on a pool thread (core/parallel_shards.h).
+    RunRanges(ctx->eigen_device(), outer,
+              std::max<int64_t>(1, kInlineBytes / std::max<int64_t>(out_row, 1)),
+              ctx->eigen_device().numThreads(),
+              [&copy](int64_t begin, int64_t end) { copy(begin, end); });
   }
 }
 

@@ -81,10 +81,13 @@ void ParallelFor(OpKernelContext* ctx, int64_t n, int64_t cost_per_item,
     fn(0, n);
     return;
   }
-  const double bytes = static_cast<double>(cost_per_item) * 4;
-  ctx->eigen_device().parallelFor(
-      n, Eigen::TensorOpCost(bytes, bytes, static_cast<double>(cost_per_item)),
-      [&fn](Eigen::Index begin, Eigen::Index end) { fn(begin, end); });
+  // RunRanges, not Eigen's parallelFor: a kernel may run on one of the
+  // session's pool threads, and parallelFor waits for the tasks it queues on
+  // that pool, which nobody may be free to run (with one worker, nobody is).
+  // RunRanges runs every range nobody has started on the calling thread.
+  const int64_t grain =
+      std::max<int64_t>(1, kParallelThreshold / 2 / std::max<int64_t>(cost_per_item, 1));
+  RunRanges(ctx->eigen_device(), n, grain, ctx->eigen_device().numThreads(), fn);
 }
 
 }  // namespace cwise

@@ -18,7 +18,7 @@ void SoftmaxRows(OpKernelContext* ctx, const T* in, int64_t rows,
                  int64_t cols, T* out) {
   using U = ComputeType<T>;
   softmax_internal::ForEachRowRange(
-      ctx, rows, cols, cols * static_cast<int64_t>(sizeof(T)),
+      ctx, rows, cols,
       [&](int64_t first, int64_t last) {
         Eigen::Array<U, Eigen::Dynamic, 1> row(cols);
         for (int64_t r = first; r < last; ++r) {

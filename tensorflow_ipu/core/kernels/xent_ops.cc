@@ -30,7 +30,7 @@ void SparseXent(OpKernelContext* ctx, const Tensor& features,
   T* loss_out = loss->data<T>();
   T* bp_out = backprop->data<T>();
   softmax_internal::ForEachRowRange(
-      ctx, rows, cols, cols * static_cast<int64_t>(sizeof(T)),
+      ctx, rows, cols,
       [&](int64_t first, int64_t last) {
         Eigen::Array<U, Eigen::Dynamic, 1> row(cols);
         for (int64_t r = first; r < last; ++r) {
@@ -142,7 +142,7 @@ void DenseXent(OpKernelContext* ctx, const Tensor& features,
   T* loss_out = loss->data<T>();
   T* bp_out = backprop->data<T>();
   softmax_internal::ForEachRowRange(
-      ctx, rows, cols, 2 * cols * static_cast<int64_t>(sizeof(T)),
+      ctx, rows, cols,
       [&](int64_t first, int64_t last) {
         Eigen::Array<U, Eigen::Dynamic, 1> x(cols), p(cols);
         for (int64_t r = first; r < last; ++r) {
