@@ -50,13 +50,14 @@ class Emitter {
   // first use) copy the variable; reads of the others alias its tensor.
   Emitter(const ClusterIr& ir, const poplar_sim::Target& target,
           poplar_sim::IpuOrder order, absl::flat_hash_set<int> snapshot_resources,
-          const poplar_sim::OptionFlags& matmul_options)
+          const CompileOptions& options)
       : ir_(ir),
         graph_(target, poplar_sim::replication_factor(
                            static_cast<unsigned>(ir.replication_factor))),
         state_(&graph_, std::move(snapshot_resources)),
         last_use_(LastUses(ir)) {
-    state_.set_matmul_options(matmul_options);
+    state_.set_matmul_options(options.matmul_options);
+    state_.set_convolution_options(options.convolution_options);
     // One replica's IPUs: the replicas run the same graph. Shard k runs on
     // the IPU the selection order gives it.
     const unsigned ipus = graph_.getTarget().getNumIPUs();
@@ -345,13 +346,11 @@ absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
   // After the passes: pipeline formation decides whether there is one.
   const poplar_sim::IpuOrder order = ResolveIpuOrder(ir, options);
   auto emitter =
-      std::make_unique<Emitter>(ir, target, order, absl::flat_hash_set<int>(),
-                                options.matmul_options);
+      std::make_unique<Emitter>(ir, target, order, absl::flat_hash_set<int>(), options);
   RETURN_IF_ERROR(emitter->Emit());
   if (!emitter->clobbered_resources().empty()) {
     absl::flat_hash_set<int> snapshots = emitter->clobbered_resources();
-    emitter = std::make_unique<Emitter>(ir, target, order, std::move(snapshots),
-                                        options.matmul_options);
+    emitter = std::make_unique<Emitter>(ir, target, order, std::move(snapshots), options);
     RETURN_IF_ERROR(emitter->Emit());
     if (!emitter->clobbered_resources().empty()) {
       return absl::InternalError(absl::StrCat(

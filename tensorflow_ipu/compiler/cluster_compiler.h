@@ -146,6 +146,9 @@ struct CompileOptions {
   // Given to every matrix multiplication's planner (poplin::matMul:
   // availableMemoryProportion), from IPUConfig.matmuls.
   poplar_sim::OptionFlags matmul_options;
+  // The same for the products a convolution is lowered to, from
+  // IPUConfig.convolutions.
+  poplar_sim::OptionFlags convolution_options;
   // Fill CompiledCluster::tensor_map() (for the COMPILE_END event; it walks
   // the tile mapping of every value, so only when someone reads it).
   bool collect_tensor_map = false;

@@ -148,9 +148,14 @@ class EmissionState {
   // Reads of variable k may return its own tensor (see the constructor).
   bool MayAliasReads(int k) const { return !snapshot_resources_.contains(k); }
 
-  // --- Planner options of the cluster's matrix multiplications.
+  // --- Planner options of the cluster's matrix multiplications, and of the
+  // products its convolutions are lowered to.
   void set_matmul_options(poplar_sim::OptionFlags options) { matmul_options_ = std::move(options); }
   const poplar_sim::OptionFlags& matmul_options() const { return matmul_options_; }
+  void set_convolution_options(poplar_sim::OptionFlags options) {
+    convolution_options_ = std::move(options);
+  }
+  const poplar_sim::OptionFlags& convolution_options() const { return convolution_options_; }
 
   std::vector<ResourceBinding> TakeResources() { return std::move(resources_); }
   std::vector<FeedBinding> TakeInfeeds() { return std::move(infeeds_); }
@@ -159,6 +164,7 @@ class EmissionState {
  private:
   poplar_sim::Graph* graph_;
   poplar_sim::OptionFlags matmul_options_;
+  poplar_sim::OptionFlags convolution_options_;
   poplar_sim::program::Sequence main_;
   std::string loop_;
   int64_t iterations_ = 1;

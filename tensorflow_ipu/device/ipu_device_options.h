@@ -32,6 +32,8 @@ struct IpuDeviceOptions {
   // Options of every matrix multiplication the clusters plan
   // (IPUConfig.matmuls.poplar_options: availableMemoryProportion, ...).
   poplar_sim::OptionFlags matmul_options;
+  // The same for every convolution's products (IPUConfig.convolutions).
+  poplar_sim::OptionFlags convolution_options;
   // The IPU each shard runs on (selection_order); unset: chosen per
   // cluster, as the vendor's AUTO.
   std::optional<poplar_sim::IpuOrder> ipu_order;

@@ -112,8 +112,8 @@ struct IpuAlgebraicSimplifierConfig {
 // multiplication's temporary values; poplar_sim's planner trades speed
 // against it, docs/poplar_sim.md) and "partialsType" ("float"; "half"
 // is refused, Unimplemented: the simulator accumulates in float only).
-// Other names are InvalidArgument, naming them. The simulator has no
-// convolutions yet, so `convolutions` is checked and recorded only.
+// Other names are InvalidArgument, naming them. `convolutions` applies to
+// the products convolutions are lowered to (im2col and a matmul).
 struct PlannerOptionsConfig {
   std::map<std::string, std::string> poplar_options;
 };

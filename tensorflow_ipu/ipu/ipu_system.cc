@@ -138,6 +138,9 @@ device::IpuDeviceOptions DeviceOptions(const config::IPUConfig& cfg) {
   for (const auto& [name, value] : cfg.matmuls.poplar_options) {
     options.matmul_options.set(name, value);
   }
+  for (const auto& [name, value] : cfg.convolutions.poplar_options) {
+    options.convolution_options.set(name, value);
+  }
   switch (cfg.selection_order) {
     case config::SelectionOrder::AUTO: break;
     case config::SelectionOrder::ZIGZAG: options.ipu_order = poplar_sim::IpuOrder::kZigZag; break;

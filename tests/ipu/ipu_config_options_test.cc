@@ -319,6 +319,62 @@ TEST_F(IpuModelOptionsTest, MatmulOptionsReachThePlanner) {
               HasSubstr("unknown option \"availableMemoryProportions\""));
 }
 
+// convolutions.poplar_options reach the products a convolution is lowered
+// to, and matmuls.poplar_options do not: a 1x5x7x16 input and 2x2x16x20
+// filter (a 24 x 64 . 64 x 20 product, as in MatmulOptionsReachThePlanner)
+// on a 16-tile IPU Model.
+TEST_F(IpuModelOptionsTest, ConvolutionOptionsReachTheConvolutionsPlanner) {
+  setenv("TF_POPLAR_FLAGS", "--use_ipu_model", 1);
+  struct Run {
+    absl::Status status;
+    std::vector<float> values;
+    uint64_t cycles = 0;
+  };
+  auto convolve = [](std::map<std::string, std::string> matmul_options,
+                     std::map<std::string, std::string> convolution_options) {
+    Run run;
+    IPUConfig cfg;
+    cfg.auto_select_ipus = 1;
+    cfg.ipu_model.tiles_per_ipu = 16;
+    cfg.matmuls.poplar_options = std::move(matmul_options);
+    cfg.convolutions.poplar_options = std::move(convolution_options);
+    run.status = cfg.configure_ipu_system();
+    if (!run.status.ok()) return run;
+    Scope root = Scope::NewRootScope();
+    std::vector<float> xv(5 * 7 * 16), fv(2 * 2 * 16 * 20);
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = float((i * 7) % 13) - 6;
+    for (size_t i = 0; i < fv.size(); ++i) fv[i] = float((i * 5) % 11) * 0.25f;
+    auto x = ops::Placeholder(root.WithDevice("cpu").WithOpName("x"), DT_FLOAT,
+                              ops::Placeholder::Shape({1, 5, 7, 16}));
+    auto f = ops::Placeholder(root.WithDevice("cpu").WithOpName("f"), DT_FLOAT,
+                              ops::Placeholder::Shape({2, 2, 16, 20}));
+    auto y = ops::Conv2D(ipu::scopes::ipu_scope(root, "/device:IPU:0"), x, f, {1, 1, 1, 1},
+                         "VALID");
+    testing::ProfilingSession session(root);
+    std::vector<Tensor> out;
+    run.status = session.Run({{x, *Tensor::FromValues<float>(xv, TensorShape({1, 5, 7, 16}))},
+                              {f, *Tensor::FromValues<float>(fv, TensorShape({2, 2, 16, 20}))}},
+                             {y}, &out);
+    if (!run.status.ok()) return run;
+    run.values.assign(out[0].data<float>(), out[0].data<float>() + out[0].NumElements());
+    run.cycles = session.last_profile().clusters.at(0).cycles;
+    return run;
+  };
+  const std::map<std::string, std::string> tight = {{"availableMemoryProportion", "0.004"}};
+  Run plain = convolve({}, {});
+  ASSERT_TRUE(plain.status.ok()) << plain.status;
+  Run tight_convolutions = convolve({}, tight);
+  ASSERT_TRUE(tight_convolutions.status.ok()) << tight_convolutions.status;
+  Run tight_matmuls = convolve(tight, {});
+  ASSERT_TRUE(tight_matmuls.status.ok()) << tight_matmuls.status;
+  ASSERT_EQ(tight_convolutions.values.size(), plain.values.size());
+  for (size_t i = 0; i < plain.values.size(); ++i) {
+    EXPECT_NEAR(tight_convolutions.values[i], plain.values[i], 1e-3) << i;
+  }
+  EXPECT_NE(tight_convolutions.cycles, plain.cycles);
+  EXPECT_EQ(tight_matmuls.cycles, plain.cycles);
+}
+
 // ipu_model.compile_ipu_code = false: the IPU Model's memory holds no code.
 // The simulated hardware always has its code.
 TEST_F(IpuModelOptionsTest, CompileIpuCodeCountsCodeInTheModelsMemory) {

@@ -34,8 +34,9 @@ size_t Rows(const Window2DDims& d) {
 
 poplar_sim::Tensor MatMul(LoweringContext& ctx, const poplar_sim::Tensor& a,
                           const poplar_sim::Tensor& b) {
+  // IPUConfig.convolutions' options, as the vendor's convolutions take them.
   return poplar_sim::poplin::matMul(ctx.graph(), a, b, ctx.prog(), ctx.op().name(),
-                                    ctx.cluster().matmul_options());
+                                    ctx.cluster().convolution_options());
 }
 
 absl::Status LowerConv2D(LoweringContext& ctx) {

@@ -52,6 +52,7 @@ absl::StatusOr<IpuCompileCache::Entry*> IpuCompileCache::GetOrCompile(
   ASSIGN_OR_RETURN(options.engine_options, ClusterEngineOptions(def.ir.name, requested));
   options.ipu_order = configured.ipu_order;
   options.matmul_options = configured.matmul_options;
+  options.convolution_options = configured.convolution_options;
   options.collect_tensor_map = trace.enabled;
   const double compile_begin = RecordCompileBegin(def.ir.name, def.ipu_ordinal);
   compiler::ClusterIr ir = def.ir;
