@@ -272,6 +272,7 @@ absl::Status Engine::setRuntimeReplicaSubset(RuntimeReplicaSubset subset) {
   }
   e.replicaSubset = std::move(subset);
   e.writeReplicationIndices();
+  e.costNetworkSteps();
   return absl::OkStatus();
 }
 

@@ -205,7 +205,6 @@ absl::Status EngineImpl::reduceAcrossInstances(std::vector<ReplicaRun>& runs, in
   POPLAR_SIM_RETURN_IF_ERROR(replicaSubset.exchange->allGather(
       absl::MakeConstSpan(local), absl::MakeSpan(all),
       absl::StrCat("cross-replica reduction '", n.debugName, "'")));
-  const StepCost network = networkCost(group, static_cast<unsigned>(runs.size()), bytes);
   // Each local replica gets its group's reduction, computed as one engine
   // with every replica computes it (same functions, same order).
   std::vector<char> out(std::max<size_t>(bytes, 1));
@@ -234,7 +233,7 @@ absl::Status EngineImpl::reduceAcrossInstances(std::vector<ReplicaRun>& runs, in
     activate(r);
     scatter(n.dst, out.data());
   }
-  return finishReduction(runs, at, network);
+  return finishReduction(runs, at, steps[at].networkCost);
 }
 
 StepCost EngineImpl::networkCost(unsigned group, unsigned localReplicas, size_t bytes) const {
@@ -253,6 +252,24 @@ StepCost EngineImpl::networkCost(unsigned group, unsigned localReplicas, size_t 
   c.networkCycles = target.secondsToCycles(sent / net.bytesPerSecond +
                                            2.0 * (n - 1.0) * net.latencySeconds);
   return c;
+}
+
+void EngineImpl::costNetworkSteps() {
+  for (unsigned id = 0; id < steps.size(); ++id) {
+    CompiledStep& st = steps[id];
+    if (st.kind != Kind::CROSS_REPLICA_REDUCE) continue;
+    st.networkCost = StepCost();
+    if (distributed()) {
+      const program::ProgramNode& n = *st.node;
+      const unsigned global = replicaSubset.globalReplicationFactor;
+      const unsigned group = n.replicaGroupSize == 0 ? global : n.replicaGroupSize;
+      st.networkCost = networkCost(group, replicationFactor,
+                                   n.src.numElements() * typeSize(n.src.elementType()));
+    }
+    StepCost perExecution = st.cost;
+    perExecution += st.networkCost;
+    profile.steps[id].staticCost = perExecution;
+  }
 }
 
 absl::Status EngineImpl::finishReduction(std::vector<ReplicaRun>& runs, int at,

@@ -39,6 +39,9 @@ struct CompiledStep {
   // Leaf steps: the cost of one execution. Control steps: the cost of one
   // iteration or branch decision.
   StepCost cost;
+  // A cross-replica reduction spanning processes: what the network adds to
+  // `cost` (set with the runtime replica subset; zero otherwise).
+  StepCost networkCost;
   size_t bytes = 0;  // stream record / printed tensor bytes
 };
 
@@ -122,6 +125,9 @@ struct EngineImpl {
   // Writes each replica's (global) index into its replication index
   // constants.
   void writeReplicationIndices();
+  // Sets each cross-replica reduction's networkCost for the current
+  // replica subset, and its profile's cost per execution to cost plus it.
+  void costNetworkSteps();
 
  private:
   absl::Status validateVariables() const;

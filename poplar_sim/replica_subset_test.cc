@@ -137,15 +137,29 @@ struct Job {
     }
     *status = engine->load(device);
     if (status->ok()) *status = engine->run();
-    if (status->ok()) stats = engine->getLastRunStats();
+    if (status->ok()) {
+      stats = engine->getLastRunStats();
+      profile = engine->getProfile();
+    }
     return out;
   }
   Device device;
   Graph graph;
   Sequence prog;
   std::vector<std::vector<float>> inputs;
-  RunStats stats;  // of the last successful Run
+  RunStats stats;   // of the last successful Run
+  Profile profile;  // likewise
 };
+
+// The network cycles the profile gives its cross-replica reductions per
+// execution.
+uint64_t ProfiledNetworkCycles(const Profile& p) {
+  uint64_t cycles = 0;
+  for (const StepProfile& s : p.steps) {
+    if (s.kind == "CrossReplicaReduce") cycles += s.staticCost.networkCycles;
+  }
+  return cycles;
+}
 
 uint32_t IndexOf(const std::vector<char>& out) {
   uint32_t v;
@@ -211,8 +225,10 @@ TEST(ReplicaSubsetTest, ReductionsSpanningProcessesCostTheHostNetwork) {
   EXPECT_EQ(a.stats.cost.networkBytes, 16u);
   EXPECT_EQ(a.stats.cost.networkCycles, expected);
   EXPECT_EQ(b.stats.cost.networkCycles, expected);
-  // It is part of the run's time: about 4 ms at this network's speed.
+  // It is part of the run's time: about 4 ms at this network's speed, and
+  // of each reduction's cost per execution in the profile.
   EXPECT_GE(a.stats.cycles, expected);
+  EXPECT_EQ(ProfiledNetworkCycles(a.profile), expected);
 
   // One engine with every replica: no network at all.
   Job whole(4, 4);
@@ -221,6 +237,7 @@ TEST(ReplicaSubsetTest, ReductionsSpanningProcessesCostTheHostNetwork) {
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(whole.stats.cost.networkBytes, 0u);
   EXPECT_EQ(whole.stats.cost.networkCycles, 0u);
+  EXPECT_EQ(ProfiledNetworkCycles(whole.profile), 0u);
   EXPECT_LT(whole.stats.cycles, a.stats.cycles);
 }
 
