@@ -130,7 +130,7 @@ class ConvKernelBase : public OpKernel {
     return window::CheckCpuSupported(attrs_);
   }
 
- protected:
+ public:
   // The dimensions of this node's convolution, with the node named in
   // errors; grouped convolutions are Unimplemented.
   absl::StatusOr<Window2DDims> Dims(OpKernelContext* ctx, const TensorShape& input,
@@ -151,6 +151,7 @@ class ConvKernelBase : public OpKernel {
     return d;
   }
 
+ protected:
   window::WindowAttrs attrs_;
 };
 
@@ -171,53 +172,56 @@ class Conv2DKernel : public ConvKernelBase {
   }
 };
 
+// Conv2DBackpropInput and Conv2DBackpropFilter: the gradient of one of
+// Conv2D's operands, whose shape input `sizes_index` gives (0: the input's,
+// 1: the filter's), from the other operand and out_backprop (input 2);
+// zeros when out_backprop is empty. `grad(t, d, other, out_backprop, out)`
+// computes it for element type decltype(t).
+template <typename GradFn>
+absl::Status ComputeConvGradient(OpKernelContext* ctx, const ConvKernelBase& kernel,
+                                 const window::WindowAttrs& attrs, int sizes_index,
+                                 const char* sizes_name, GradFn grad) {
+  const Tensor& other = ctx->input(1 - sizes_index);
+  const Tensor& out_backprop = ctx->input(2);
+  absl::StatusOr<TensorShape> shape =
+      window::ShapeFromSizes(ctx->input(sizes_index), attrs.op, sizes_name);
+  if (!shape.ok()) return ctx->InvalidArgument(shape.status().message());
+  const TensorShape backprop_shape = out_backprop.shape();
+  const TensorShape& input = sizes_index == 0 ? *shape : other.shape();
+  const TensorShape& filter = sizes_index == 0 ? other.shape() : *shape;
+  ASSIGN_OR_RETURN(Window2DDims d, kernel.Dims(ctx, input, filter, &backprop_shape));
+  ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, *shape));
+  if (out->NumElements() == 0) return absl::OkStatus();
+  return ComputeFloating(ctx, {&other, &out_backprop}, out,
+                         [&](auto t, const std::vector<const Tensor*>& in, Tensor* o) {
+                           using T = decltype(t);
+                           if (out_backprop.NumElements() == 0) {
+                             std::fill(o->data<T>(), o->data<T>() + o->NumElements(), T(0));
+                             return absl::OkStatus();
+                           }
+                           return grad(t, d, in[0]->data<T>(), in[1]->data<T>(), o->data<T>());
+                         });
+}
+
 class Conv2DBackpropInputKernel : public ConvKernelBase {
  public:
   absl::Status Compute(OpKernelContext* ctx) override {
-    const Tensor& filter = ctx->input(1);
-    const Tensor& out_backprop = ctx->input(2);
-    absl::StatusOr<TensorShape> input =
-        window::ShapeFromSizes(ctx->input(0), attrs_.op, "input_sizes");
-    if (!input.ok()) return ctx->InvalidArgument(input.status().message());
-    const TensorShape backprop_shape = out_backprop.shape();
-    ASSIGN_OR_RETURN(Window2DDims d, Dims(ctx, *input, filter.shape(), &backprop_shape));
-    ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, *input));
-    if (out->NumElements() == 0) return absl::OkStatus();
-    return ComputeFloating(ctx, {&filter, &out_backprop}, out,
-                           [&](auto t, const std::vector<const Tensor*>& in, Tensor* o) {
-                             using T = decltype(t);
-                             if (out_backprop.NumElements() == 0) {
-                               std::fill(o->data<T>(), o->data<T>() + o->NumElements(), T(0));
-                               return absl::OkStatus();
-                             }
-                             return Conv2DInputGrad<T>(ctx, d, in[0]->data<T>(),
-                                                       in[1]->data<T>(), o->data<T>());
-                           });
+    return ComputeConvGradient(
+        ctx, *this, attrs_, /*sizes_index=*/0, "input_sizes",
+        [ctx](auto t, const Window2DDims& d, const auto* filter, const auto* dy, auto* dx) {
+          return Conv2DInputGrad<decltype(t)>(ctx, d, filter, dy, dx);
+        });
   }
 };
 
 class Conv2DBackpropFilterKernel : public ConvKernelBase {
  public:
   absl::Status Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    const Tensor& out_backprop = ctx->input(2);
-    absl::StatusOr<TensorShape> filter =
-        window::ShapeFromSizes(ctx->input(1), attrs_.op, "filter_sizes");
-    if (!filter.ok()) return ctx->InvalidArgument(filter.status().message());
-    const TensorShape backprop_shape = out_backprop.shape();
-    ASSIGN_OR_RETURN(Window2DDims d, Dims(ctx, input.shape(), *filter, &backprop_shape));
-    ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, *filter));
-    if (out->NumElements() == 0) return absl::OkStatus();
-    return ComputeFloating(ctx, {&input, &out_backprop}, out,
-                           [&](auto t, const std::vector<const Tensor*>& in, Tensor* o) {
-                             using T = decltype(t);
-                             if (out_backprop.NumElements() == 0) {
-                               std::fill(o->data<T>(), o->data<T>() + o->NumElements(), T(0));
-                               return absl::OkStatus();
-                             }
-                             return Conv2DFilterGrad<T>(ctx, d, in[0]->data<T>(),
-                                                        in[1]->data<T>(), o->data<T>());
-                           });
+    return ComputeConvGradient(
+        ctx, *this, attrs_, /*sizes_index=*/1, "filter_sizes",
+        [ctx](auto t, const Window2DDims& d, const auto* input, const auto* dy, auto* df) {
+          return Conv2DFilterGrad<decltype(t)>(ctx, d, input, dy, df);
+        });
   }
 };
 
