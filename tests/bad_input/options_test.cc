@@ -1,11 +1,13 @@
 // IPUConfig options with bad values: an unknown Poplar option (named, with
 // the known ones listed), Poplar option values of the wrong kind, unknown
 // versions, a compile-only connection without a version, an IPU Model
-// without a version, negative sizes, enum values out of range; and a run on
+// without a version, negative sizes, enum values out of range, planner
+// options the simulator cannot take, a host network without bandwidth; and a run on
 // a device configured for compilation only. Each is InvalidArgument naming
 // the option and what it accepts; a failed configure_ipu_system changes
 // nothing, and a rejected run leaves the session working once the system is
 // configured to run.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -90,6 +92,19 @@ TEST_F(BadOptionsTest, PlannerOptionsTheSimulatorCannotTake) {
   cfg.convolutions.poplar_options = {{"use128BitConvUnitLoad", "true"}};
   ExpectRefused(cfg, "convolutions.poplar_options: unknown option \"use128BitConvUnitLoad\"; "
                      "the simulator's planner takes availableMemoryProportion and partialsType");
+}
+
+// The host network of a multi-process job, for the cost model.
+TEST_F(BadOptionsTest, AHostNetworkThatIsNoNetwork) {
+  IPUConfig cfg;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const poplar_sim::HostNetwork& bad :
+       {poplar_sim::HostNetwork{inf, 3e-6}, poplar_sim::HostNetwork{-1, 3e-6},
+        poplar_sim::HostNetwork{12.5e9, std::numeric_limits<double>::quiet_NaN()},
+        poplar_sim::HostNetwork{12.5e9, -inf}}) {
+    cfg.experimental.multi_replica_distribution.host_network = bad;
+    ExpectRefused(cfg, "experimental.multi_replica_distribution.host_network: bytesPerSecond");
+  }
 }
 
 TEST_F(BadOptionsTest, UnknownVersions) {
