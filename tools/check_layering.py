@@ -122,6 +122,14 @@ LAYER_RULES = [
       "tensorflow_ipu/runtime/", "tensorflow_ipu/device/", "tensorflow_ipu/cc/",
       "tensorflow_ipu/io/", "tensorflow_ipu/data/", CORE, "poplar_sim/"],
      []),
+    # The Keras-like API (layers, Model, fit/evaluate/predict and their
+    # printed output) on pipelining, the optimizers and the IPU API.
+    ("tensorflow_ipu/keras/",
+     ["tensorflow_ipu/keras/", "tensorflow_ipu/pipelining/",
+      "tensorflow_ipu/train/", "tensorflow_ipu/ipu/", "tensorflow_ipu/cc/",
+      CORE, "tensorflow_ipu/data/", "tensorflow_ipu/io/",
+      "tensorflow_ipu/runtime/session.h"],
+     []),
     # Programs and tests on top may use any layer.
     ("examples/", [""], []),
     ("tests/", [""], []),
