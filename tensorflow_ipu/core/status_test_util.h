@@ -31,4 +31,16 @@ const absl::Status& StatusOf(const absl::StatusOr<T>& status_or) {
 #define TF_EXPECT_OK(expr) \
   EXPECT_EQ(::absl::OkStatus(), ::tensorflow_ipu::testing_internal::StatusOf(expr))
 
+// `lhs = *expr` for a StatusOr `expr`, failing the test with the status
+// when it is an error:
+//   TF_ASSERT_OK_AND_ASSIGN(auto model, keras::Model::Create(in, out));
+#define TF_ASSERT_OK_AND_ASSIGN(lhs, expr) \
+  TF_ASSERT_OK_AND_ASSIGN_IMPL_(TF_TEST_CONCAT_(tf_statusor_, __LINE__), lhs, expr)
+#define TF_TEST_CONCAT_INNER_(a, b) a##b
+#define TF_TEST_CONCAT_(a, b) TF_TEST_CONCAT_INNER_(a, b)
+#define TF_ASSERT_OK_AND_ASSIGN_IMPL_(statusor, lhs, expr) \
+  auto statusor = (expr);                                   \
+  ASSERT_EQ(::absl::OkStatus(), statusor.status());         \
+  lhs = std::move(*statusor)
+
 #endif  // TENSORFLOW_IPU_CORE_STATUS_TEST_UTIL_H_

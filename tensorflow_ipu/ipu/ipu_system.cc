@@ -220,6 +220,11 @@ absl::StatusOr<poplar_sim::Device> IpuSystem::GetDevice(int ordinal) const {
   return handle.device();
 }
 
+absl::StatusOr<int> IpuSystem::NumIpus(int ordinal) const {
+  ASSIGN_OR_RETURN(poplar_sim::Device d, GetDevice(ordinal));
+  return static_cast<int>(d.getTarget().getNumIPUs());
+}
+
 std::optional<config::IPUConfig> IpuSystem::configuration() const {
   absl::MutexLock lock(&mu_);
   if (!device::IpuDevices::Global().attached()) return std::nullopt;

@@ -31,6 +31,8 @@ class IpuSystem {
   // system is not configured; InvalidArgument naming the ordinal and the
   // count when it is out of range.
   absl::StatusOr<poplar_sim::Device> GetDevice(int ordinal) const;
+  // The IPUs of /device:IPU:`ordinal` (errors as GetDevice).
+  absl::StatusOr<int> NumIpus(int ordinal) const;
   // The whole simulated hardware system (absent for the IPU Model).
   std::optional<poplar_sim::DeviceManager> manager() const;
   // The configuration applied by the last successful configure_ipu_system

@@ -1,0 +1,143 @@
+#include "tensorflow_ipu/keras/layer.h"
+
+#include <cctype>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/keras/pipeline_stage.h"
+
+namespace tensorflow_ipu {
+namespace keras {
+namespace {
+
+// Keras's to_snake_case: "MaxPooling2D" -> "max_pooling2d".
+std::string ToSnakeCase(const std::string& name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool upper = std::isupper(static_cast<unsigned char>(c));
+    if (upper && i > 0) {
+      const char prev = name[i - 1];
+      const bool next_lower_or_digit =
+          i + 1 < name.size() && (std::islower(static_cast<unsigned char>(name[i + 1])) ||
+                                  std::isdigit(static_cast<unsigned char>(name[i + 1])));
+      // An upper-case letter starts a word after a lower-case letter, or
+      // when a lower-case run or digit follows it ("Pooling" in MaxPooling).
+      if (std::islower(static_cast<unsigned char>(prev)) || next_lower_or_digit) {
+        out += '_';
+      }
+    }
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string UniqueLayerName(const std::string& class_name) {
+  static absl::Mutex mu;
+  static auto* counts = new std::map<std::string, int>();
+  const std::string base = ToSnakeCase(class_name);
+  absl::MutexLock lock(&mu);
+  const int n = (*counts)[base]++;
+  return n == 0 ? base : absl::StrCat(base, "_", n);
+}
+
+KerasTensor KerasTensor::Error(absl::Status status) {
+  KerasTensor t;
+  t.status_ = std::move(status);
+  return t;
+}
+
+Layer::Layer(std::string class_name, const std::string& name)
+    : class_name_(std::move(class_name)),
+      name_(name.empty() ? UniqueLayerName(class_name_) : name) {}
+
+int64_t Layer::count_params() const {
+  int64_t n = 0;
+  for (const WeightSpec& w : weights_) n += NumElements(w.shape);
+  return n;
+}
+
+void Layer::AddWeight(std::string name, Shape shape, Initializer initializer) {
+  weights_.push_back({std::move(name), std::move(shape), std::move(initializer), true});
+}
+
+absl::Status Layer::EnsureBuilt(const Shape& input_shape) {
+  if (built_) {
+    // Weights were sized for the first input; a later call must agree on
+    // everything but the batch.
+    if (input_shape.size() != built_input_shape_.size() ||
+        !std::equal(input_shape.begin() + 1, input_shape.end(),
+                    built_input_shape_.begin() + 1)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Input 0 of layer \"", name_, "\" is incompatible with the layer: expected shape=",
+          ShapeString(built_input_shape_), ", found shape=", ShapeString(input_shape)));
+    }
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(Build(input_shape));
+  built_ = true;
+  built_input_shape_ = input_shape;
+  return absl::OkStatus();
+}
+
+KerasTensor Layer::AddSourceNode(const Shape& shape, DataType dtype) {
+  nodes_.push_back({{}, shape, std::nullopt});
+  source_dtype_ = dtype;
+  built_ = true;
+  built_input_shape_ = shape;
+  KerasTensor t;
+  t.layer_ = shared_from_this();
+  t.node_index_ = static_cast<int>(nodes_.size()) - 1;
+  t.shape_ = shape;
+  t.dtype_ = dtype;
+  return t;
+}
+
+KerasTensor Layer::operator()(const KerasTensor& input) {
+  if (!input.ok()) return input;
+  if (!input.layer()) {
+    return KerasTensor::Error(absl::InvalidArgumentError(absl::StrCat(
+        "layer \"", name_, "\" was called on an empty KerasTensor; call it on "
+        "keras::Input(...) or on another layer's output")));
+  }
+  absl::StatusOr<std::optional<int>> stage = ipu::keras::CurrentPipelineStage();
+  if (!stage.ok()) return KerasTensor::Error(stage.status());
+  absl::Status s = EnsureBuilt(input.shape());
+  if (!s.ok()) return KerasTensor::Error(s);
+  absl::StatusOr<Shape> out = ComputeOutputShape(input.shape());
+  if (!out.ok()) return KerasTensor::Error(out.status());
+  nodes_.push_back({{input}, *out, *stage});
+  KerasTensor t;
+  t.layer_ = shared_from_this();
+  t.node_index_ = static_cast<int>(nodes_.size()) - 1;
+  t.shape_ = *out;
+  t.dtype_ = input.dtype();
+  return t;
+}
+
+KerasTensor Layer::OutputOf(int node_index) {
+  if (node_index < 0 || node_index >= static_cast<int>(nodes_.size())) {
+    return KerasTensor::Error(absl::InvalidArgumentError(absl::StrCat(
+        "layer \"", name_, "\" has no call ", node_index)));
+  }
+  KerasTensor t;
+  t.layer_ = shared_from_this();
+  t.node_index_ = node_index;
+  t.shape_ = nodes_[node_index].output_shape;
+  t.dtype_ = nodes_[node_index].inputs.empty() ? source_dtype_
+                                               : nodes_[node_index].inputs[0].dtype();
+  return t;
+}
+
+void Layer::set_pipeline_stage(int node_index, std::optional<int> stage) {
+  if (node_index >= 0 && node_index < static_cast<int>(nodes_.size())) {
+    nodes_[node_index].pipeline_stage = stage;
+  }
+}
+
+}  // namespace keras
+}  // namespace tensorflow_ipu

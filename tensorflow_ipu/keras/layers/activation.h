@@ -1,0 +1,48 @@
+// keras::layers::Activation: applies a named activation
+// (keras/activations.h).
+#ifndef TENSORFLOW_IPU_KERAS_LAYERS_ACTIVATION_H_
+#define TENSORFLOW_IPU_KERAS_LAYERS_ACTIVATION_H_
+
+#include <string>
+
+#include "tensorflow_ipu/keras/layer.h"
+
+namespace tensorflow_ipu {
+namespace keras {
+namespace layers {
+
+class ActivationLayer : public Layer {
+ public:
+  ActivationLayer(std::string activation, const std::string& name)
+      : Layer("Activation", name), activation_(std::move(activation)) {}
+  absl::StatusOr<Output> Call(const Scope& scope, const Output& input,
+                              const std::vector<Output>& weights,
+                              bool training) const override;
+  absl::StatusOr<Output> CallWithoutActivation(const Scope&, const Output& input,
+                                               const std::vector<Output>&,
+                                               bool) const override {
+    return input;
+  }
+  std::string activation() const override { return activation_; }
+  absl::StatusOr<Shape> ComputeOutputShape(const Shape& input_shape) const override {
+    return input_shape;
+  }
+
+ protected:
+  absl::Status Build(const Shape& input_shape) override;
+
+ private:
+  std::string activation_;
+};
+
+class Activation : public LayerHandle<ActivationLayer> {
+ public:
+  explicit Activation(std::string activation, const std::string& name = "")
+      : LayerHandle(std::make_shared<ActivationLayer>(std::move(activation), name)) {}
+};
+
+}  // namespace layers
+}  // namespace keras
+}  // namespace tensorflow_ipu
+
+#endif  // TENSORFLOW_IPU_KERAS_LAYERS_ACTIVATION_H_
