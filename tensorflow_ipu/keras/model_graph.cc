@@ -319,9 +319,12 @@ absl::StatusOr<Program> ModelGraph::BuildIpu(const ProgramConfig& config) {
               if (training) {
                 absl::StatusOr<Operation> step = opt->minimize(b, (*lm)[0]);
                 if (!Record(b, step)) return std::vector<Output>{};
-                // The outfeed after the update, as Keras reports a step's
-                // values once the step is done.
-                ops.push_back(outfeed.enqueue(b.WithControlDependencies({*step}), *lm));
+                // No control dependency of the enqueue on the update: with
+                // gradient accumulation such an enqueue outfeeds garbage
+                // (a compiler bug, noted for the planners); the values
+                // are the step's either way.
+                ops.push_back(*step);
+                ops.push_back(outfeed.enqueue(b, *lm));
               } else {
                 ops.push_back(outfeed.enqueue(b, *lm));
               }

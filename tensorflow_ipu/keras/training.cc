@@ -410,7 +410,8 @@ absl::StatusOr<internal::PreparedCall> Model::Prepare(const CallData& d, Mode mo
   }
   if (training && (gradient_accumulation_steps_ > 1 || replicas > 1)) {
     const bool distributed = replicas > 1;
-    std::string line = absl::StrCat("Training is", distributed ? " distributed" : "");
+    std::string line =
+        absl::StrCat("Training is", distributed ? " distributed" : " not distributed");
     if (gradient_accumulation_steps_ > 1) {
       absl::StrAppend(&line, " and accumulating ", gradient_accumulation_steps_,
                       " batches per optimizer step");

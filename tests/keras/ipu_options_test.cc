@@ -1,0 +1,189 @@
+// The IPU settings of the Keras layer: replication, gradient accumulation,
+// pipelining (PipelineStage scopes and stage assignments), and the
+// vendor's checks of them, with their messages.
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tensorflow_ipu/core/status_test_util.h"
+#include "tensorflow_ipu/ipu/ipu_strategy.h"
+#include "tensorflow_ipu/keras/initializers.h"
+#include "tensorflow_ipu/keras/layers/conv2d.h"
+#include "tensorflow_ipu/keras/layers/dense.h"
+#include "tensorflow_ipu/keras/layers/flatten.h"
+#include "tensorflow_ipu/keras/layers/input_layer.h"
+#include "tensorflow_ipu/keras/layers/max_pooling2d.h"
+#include "tensorflow_ipu/keras/model.h"
+#include "tensorflow_ipu/keras/pipeline_stage.h"
+#include "tests/ipu/ipu_test_util.h"
+#include "tests/keras/keras_test_data.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+namespace layers = keras::layers;
+using ::testing::HasSubstr;
+
+class IpuOptionsTest : public testing::IpuTest {
+ protected:
+  ipu::ipu_strategy::IPUStrategy strategy_;
+  testing::QuadrantData data_ = testing::MakeQuadrants(256);
+};
+
+// The small CNN, split in two stages when `stages`.
+absl::StatusOr<std::shared_ptr<keras::Model>> Cnn(bool stages) {
+  keras::utils::set_random_seed(3);
+  keras::KerasTensor in = keras::Input({8, 8, 1});
+  keras::KerasTensor x;
+  {
+    std::optional<ipu::keras::PipelineStage> s;
+    if (stages) s.emplace(0);
+    x = layers::Conv2D(4, {3, 3}, {.activation = "relu"})(in);
+    x = layers::MaxPooling2D({2, 2})(x);
+  }
+  {
+    std::optional<ipu::keras::PipelineStage> s;
+    if (stages) s.emplace(1);
+    x = layers::Flatten()(x);
+    x = layers::Dense(4, {.activation = "softmax"})(x);
+  }
+  return keras::Model::Create(in, x);
+}
+
+TEST_F(IpuOptionsTest, ReplicatedModelTrainsOnTwoIpus) {
+  Configure(2);
+  auto scope = strategy_.scope();
+  TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(false));
+  TF_ASSERT_OK(model->compile(keras::optimizers::SGD(0.1), "categorical_crossentropy",
+                              {"accuracy"}, 8));
+  // 256 / 16 = 16 batches, 8 per replica: one execution per epoch.
+  TF_ASSERT_OK_AND_ASSIGN(keras::callbacks::History h,
+                          model->fit(data_.x, data_.y_onehot,
+                                     {.epochs = 4, .batch_size = 16, .verbose = 0}));
+  EXPECT_LT(h.history["loss"][3], h.history["loss"][0]);
+  TF_ASSERT_OK_AND_ASSIGN(std::vector<double> scores,
+                          model->evaluate(data_.x, data_.y_onehot,
+                                          {.batch_size = 16, .verbose = 0}));
+  EXPECT_GT(scores[1], 0.5);
+  // Predictions come back in the batches' order, replicas interleaved.
+  TF_ASSERT_OK_AND_ASSIGN(Tensor p, model->predict(data_.x, {.batch_size = 16}));
+  EXPECT_EQ(p.shape(), TensorShape({256, 4}));
+}
+
+TEST_F(IpuOptionsTest, StepsPerExecutionMustDivideTheStepsOfAReplica) {
+  Configure(2);
+  auto scope = strategy_.scope();
+  TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(false));
+  TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy", {}, 3));
+  absl::StatusOr<keras::callbacks::History> h =
+      model->fit(data_.x, data_.y_onehot, {.batch_size = 16, .verbose = 0});
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(h.status().message()),
+              HasSubstr("`steps_per_execution` (3) must be a divisor of the number of batches "
+                        "(8) in the dataset provided to this replica."));
+}
+
+TEST_F(IpuOptionsTest, PartialBatchIsRefusedOnTheIpu) {
+  Configure(1);
+  auto scope = strategy_.scope();
+  TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(false));
+  TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy"));
+  absl::StatusOr<keras::callbacks::History> h =
+      model->fit(data_.x, data_.y_onehot, {.batch_size = 24, .verbose = 0});
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(h.status().message()),
+              HasSubstr("has a partial batch, which could result in data being dropped. "
+                        "Either adjust the `batch_size` of your model (currently set to 24)"));
+}
+
+TEST_F(IpuOptionsTest, GradientAccumulationMustDivideStepsPerExecution) {
+  Configure(1);
+  auto scope = strategy_.scope();
+  TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(false));
+  TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy", {}, 4));
+  TF_ASSERT_OK(model->set_gradient_accumulation_options(3));
+  absl::StatusOr<keras::callbacks::History> h =
+      model->fit(data_.x, data_.y_onehot, {.batch_size = 16, .verbose = 0});
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(h.status().message()),
+              HasSubstr("the current `steps_per_execution` value (set to 4) is not divisible "
+                        "by `gradient_accumulation_steps_per_replica` (3)"));
+  EXPECT_THAT(std::string(model->set_gradient_accumulation_options(0).message()),
+              HasSubstr("Expected `gradient_accumulation_steps_per_replica` to be a positive "
+                        "integer, but got 0 instead."));
+}
+
+TEST_F(IpuOptionsTest, AccumulatedTrainingLearns) {
+  Configure(1);
+  auto scope = strategy_.scope();
+  TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(false));
+  TF_ASSERT_OK(model->compile(keras::optimizers::SGD(0.1), "categorical_crossentropy",
+                              {"accuracy"}, 16));
+  TF_ASSERT_OK(model->set_gradient_accumulation_options(2, "mean"));
+  TF_ASSERT_OK_AND_ASSIGN(keras::callbacks::History h,
+                          model->fit(data_.x, data_.y_onehot,
+                                     {.epochs = 4, .batch_size = 16, .verbose = 0}));
+  for (double l : h.history["loss"]) {
+    EXPECT_TRUE(l > 0 && l < 2) << "a cross-entropy of 4 classes, not " << l;
+  }
+  EXPECT_LT(h.history["loss"][3], h.history["loss"][0]);
+}
+
+TEST_F(IpuOptionsTest, PipelinedModelNeedsAccumulationThenTrains) {
+  Configure(2);
+  auto scope = strategy_.scope();
+  TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(true));
+  std::vector<std::optional<int>> stages = model->get_pipeline_stage_assignment();
+  ASSERT_EQ(stages.size(), 4u);
+  EXPECT_EQ(stages[0], 0);
+  EXPECT_EQ(stages[3], 1);
+  TF_ASSERT_OK(model->compile(keras::optimizers::SGD(0.1), "categorical_crossentropy",
+                              {"accuracy"}, 16));
+  TF_ASSERT_OK(model->set_pipelining_options(std::nullopt));
+  absl::StatusOr<keras::callbacks::History> refused =
+      model->fit(data_.x, data_.y_onehot, {.batch_size = 16, .verbose = 0});
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("`gradient_accumulation_steps_per_replica` has not been set through "
+                        "`set_pipelining_options()`"));
+  TF_ASSERT_OK(model->set_pipelining_options(4));
+  TF_ASSERT_OK_AND_ASSIGN(keras::callbacks::History h,
+                          model->fit(data_.x, data_.y_onehot,
+                                     {.epochs = 4, .batch_size = 16, .verbose = 0}));
+  EXPECT_LT(h.history["loss"][3], h.history["loss"][0]);
+  TF_ASSERT_OK_AND_ASSIGN(std::vector<double> scores,
+                          model->evaluate(data_.x, data_.y_onehot,
+                                          {.batch_size = 16, .verbose = 0}));
+  EXPECT_EQ(scores.size(), 2u);
+}
+
+TEST_F(IpuOptionsTest, PipelineStageOutsideAStrategyIsAnError) {
+  keras::KerasTensor in = keras::Input({8, 8, 1});
+  ipu::keras::PipelineStage stage(0);
+  keras::KerasTensor x = layers::Flatten()(in);
+  EXPECT_EQ(x.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(x.status().message()), HasSubstr("IPUStrategy"));
+}
+
+TEST_F(IpuOptionsTest, SequentialStageAssignmentRules) {
+  TF_ASSERT_OK_AND_ASSIGN(
+      auto model, keras::Sequential::Create({layers::InputLayer({8, 8, 1}), layers::Flatten(),
+                                             layers::Dense(8), layers::Dense(4)}));
+  EXPECT_THAT(std::string(model->set_pipeline_stage_assignment({1, 1, 1}).message()),
+              HasSubstr("The first layer in a pipelined sequential model needs to be assigned "
+                        "to the 0th pipeline stage, however it was assigned to 1."));
+  EXPECT_THAT(std::string(model->set_pipeline_stage_assignment({0, 2, 2}).message()),
+              HasSubstr("has been assigned to pipeline stage 2, however the previous layer in "
+                        "the Sequential model was assigned to pipeline stage 0."));
+  EXPECT_THAT(std::string(model->set_pipeline_stage_assignment({0, 1}).message()),
+              HasSubstr("The length of the provided `pipeline_stage_assignment` (2) does not "
+                        "match the number of layers in the graph (3)."));
+  TF_EXPECT_OK(model->set_pipeline_stage_assignment({0, 0, 1}));
+  std::vector<std::string> lines;
+  model->print_pipeline_stage_assignment_summary(
+      [&](const std::string& l) { lines.push_back(l); });
+  ASSERT_GE(lines.size(), 5u);
+  EXPECT_THAT(lines[0], HasSubstr("Model: \"sequential"));
+  EXPECT_THAT(lines[2], HasSubstr("Layer (type)"));
+  EXPECT_THAT(lines[2], HasSubstr("Pipeline Stage"));
+}
+
+}  // namespace
+}  // namespace tensorflow_ipu
