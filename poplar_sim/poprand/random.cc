@@ -61,6 +61,31 @@ struct DistParams {
   double c = 0;  // truncated normal: alpha
 };
 
+// The largest T below `limit`: where a uniform draw just under the
+// maximum rounds up to it in T (often in half, whose 11 bits round every
+// draw within 2^-12 of 1 up to 1), so that uniform stays within [min, max).
+template <typename T>
+T Below(double limit) {
+  T r = static_cast<T>(static_cast<float>(limit));
+  while (static_cast<double>(static_cast<float>(r)) >= limit) {
+    if constexpr (std::is_same_v<T, float>) {
+      r = std::nextafter(r, -INFINITY);
+    } else {
+      const float f = static_cast<float>(r);
+      uint16_t bits = Eigen::numext::bit_cast<uint16_t>(r);
+      if (f > 0) {
+        --bits;
+      } else if (f < 0) {
+        ++bits;
+      } else {
+        bits = 0x8001;  // below zero: the smallest negative subnormal
+      }
+      r = Eigen::numext::bit_cast<T>(bits);
+    }
+  }
+  return r;
+}
+
 // out[i] for element offset + i of the stream `key`; `in` only for dropout.
 template <typename T>
 void Generate(const DistParams& p, uint64_t key, uint64_t offset, const T* in,
@@ -96,6 +121,10 @@ void Generate(const DistParams& p, uint64_t key, uint64_t offset, const T* in,
         break;
     }
     out[i] = static_cast<T>(static_cast<float>(v));
+    if (p.dist == Dist::UNIFORM && p.b > p.a &&
+        static_cast<double>(static_cast<float>(out[i])) >= p.b) {
+      out[i] = Below<T>(p.b);
+    }
   }
 }
 

@@ -74,6 +74,30 @@ TEST(RandomTest, DropoutKeepsAndScales) {
 }
 
 
+// A draw just below 1 rounds to 1 in half (and rarely in float): uniform
+// gives the largest value below the maximum instead.
+TEST(RandomTest, UniformStaysBelowItsMaximumInHalfAndFloat) {
+  const size_t n = 20000;
+  auto r = RunBothModes([&](Graph& g, program::Sequence& p) {
+    Tensor ref = Ref(g, n);
+    return std::vector<Tensor>{uniform(g, 5, 0, ref, HALF, 0, 1, p),
+                               uniform(g, 5, 0, ref, HALF, -2, -1, p),
+                               uniform(g, 5, 0, ref, FLOAT, 0, 1, p)};
+  });
+  size_t justBelowOne = 0;
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_GE(r[0][i], 0);
+    EXPECT_LT(r[0][i], 1) << i;
+    EXPECT_GE(r[1][i], -2);
+    EXPECT_LT(r[1][i], -1) << i;
+    EXPECT_LT(r[2][i], 1) << i;
+    justBelowOne += r[0][i] == 1 - 1.0 / 2048;  // the largest half below 1
+  }
+  // 2^-12 of the draws round up to 1 in half; they become 1 - 2^-11, as
+  // do the 2^-12 that round down to it: about 10 of 20000.
+  EXPECT_GT(justBelowOne, 2u);
+}
+
 // The four distributions and dropout, from a constant seed or from a seed
 // tensor holding the same value (a constant here: read like any tensor).
 std::vector<Tensor> AllKinds(Graph& g, program::Sequence& p, bool seedTensor, size_t n) {
