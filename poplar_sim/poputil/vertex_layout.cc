@@ -20,6 +20,7 @@ ComputeSet addPerTileVertices(Graph& graph, const PerTileVertices& spec,
       Tensor piece = t.slice(b, e, 0);
       conns.emplace_back(name, piece.rank() == 1 ? std::move(piece) : piece.flatten());
     }
+    for (const auto& [name, t] : spec.wholeFields) conns.emplace_back(name, t.flatten());
     VertexRef v = graph.addVertex(cs, spec.vertexType, conns);
     for (const auto& [name, value] : spec.params) {
       graph.setInitialValue(v[name], value);

@@ -6,7 +6,8 @@
 // owns each unit; every field is a tensor whose dimension 0 indexes units.
 // For each tile and each interval of units it owns, one vertex of
 // `vertexType` is added on that tile, its fields connected to the slices of
-// the unit range, flattened.
+// the unit range, flattened. A `wholeField` is connected whole to every
+// vertex (a small tensor each vertex reads entirely, such as a seed).
 #ifndef POPLAR_SIM_POPUTIL_VERTEX_LAYOUT_H_
 #define POPLAR_SIM_POPUTIL_VERTEX_LAYOUT_H_
 
@@ -28,6 +29,7 @@ struct PerTileVertices {
   Tensor mapping;      // decides tiles; numElements = numUnits * unitSize
   size_t unitSize = 1;
   std::vector<std::pair<std::string, Tensor>> fields;  // dim 0 = units
+  std::vector<std::pair<std::string, Tensor>> wholeFields;  // to every vertex
   std::map<std::string, double> params;
   // Params whose value is the first unit of the vertex's range (e.g. the
   // element offset a random-number vertex needs).

@@ -77,6 +77,7 @@ class Emitter {
   std::vector<ResourceBinding> TakeResources() { return state_.TakeResources(); }
   std::vector<FeedBinding> TakeInfeeds() { return state_.TakeInfeeds(); }
   std::vector<FeedBinding> TakeOutfeeds() { return state_.TakeOutfeeds(); }
+  int num_execution_counters() const { return state_.num_execution_counters(); }
 
   // Builds the graph and program; see clobbered_resources().
   absl::Status Emit() {
@@ -360,6 +361,13 @@ absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
   }
   ASSIGN_OR_RETURN(poplar_sim::Engine engine, emitter->CreateEngine(options.engine_options));
   compiled->engine_ = std::make_unique<poplar_sim::Engine>(std::move(engine));
+  // Execution counters start at 0 in a new engine (so a seeded random op
+  // gives the same numbers in every fresh session) and are never reset:
+  // runs continue the count.
+  const uint32_t zero = 0;
+  for (int k = 0; k < emitter->num_execution_counters(); ++k) {
+    RETURN_IF_ERROR(compiled->engine_->writeTensor(CounterHandleName(k), &zero, &zero + 1));
+  }
   for (const poplar_sim::TileMemory& tile : compiled->engine_->getTileMemory()) {
     compiled->max_tile_bytes_ = std::max<uint64_t>(compiled->max_tile_bytes_, tile.total());
   }

@@ -13,7 +13,8 @@
 // live as long as the engine, with host write and read handles: the runtime
 // decides when a variable's value must be written to the device or read
 // back (WriteResource / ReadResource), so a variable can stay on the device
-// across runs.
+// across runs. Execution counters (EmissionState::AddExecutionCounter) are
+// device state of the engine alone: 0 when it is made, kept across runs.
 //
 //   ASSIGN_OR_RETURN(std::unique_ptr<CompiledCluster> c,
 //                    CompileCluster(std::move(ir), device.getTarget()));

@@ -13,6 +13,7 @@ namespace program = poplar_sim::program;
 std::string InfeedHandle(int k) { return absl::StrCat("infeed", k); }
 std::string OutfeedHandle(int k) { return absl::StrCat("outfeed", k); }
 std::string ResourceHandleName(int k) { return absl::StrCat("var", k); }
+std::string CounterHandleName(int k) { return absl::StrCat("counter", k); }
 
 EmissionState::EmissionState(poplar_sim::Graph* graph,
                              absl::flat_hash_set<int> snapshot_resources)
@@ -140,6 +141,16 @@ absl::StatusOr<poplar_sim::Tensor> EmissionState::BindVariable(
   resources_.push_back(std::move(b));
   resource_tensors_.push_back(t);
   resource_of_op_[handle_op] = k;
+  return t;
+}
+
+poplar_sim::Tensor EmissionState::AddExecutionCounter(poplar_sim::Graph& shard,
+                                                     const std::string& name) {
+  poplar_sim::Tensor t = shard.addVariable(poplar_sim::UNSIGNED_INT, {1}, name);
+  // One element: the linear mapping puts successive counters on
+  // successive tiles rather than all on tile 0.
+  poplar_sim::poputil::mapTensorLinearly(shard, t);
+  graph_->createHostWrite(CounterHandleName(num_counters_++), t);
   return t;
 }
 

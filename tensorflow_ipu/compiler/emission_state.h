@@ -1,7 +1,7 @@
 // EmissionState: what the ops of one cluster share while the cluster is
 // lowered, beyond the values that flow between them: the programs being
 // built, the on-device loop whose body is open, the streams of the feeds and
-// the cluster's resource variables. The emitter (cluster_compiler.cc) owns
+// the cluster's resource variables and its execution counters. The emitter (cluster_compiler.cc) owns
 // it; lowerings reach it through LoweringContext::cluster(), so loop, feed
 // and variable ops are lowered like any other op, through the registry.
 //
@@ -60,6 +60,7 @@ struct FeedBinding {
 std::string InfeedHandle(int k);
 std::string OutfeedHandle(int k);
 std::string ResourceHandleName(int k);
+std::string CounterHandleName(int k);
 
 class EmissionState {
  public:
@@ -148,6 +149,15 @@ class EmissionState {
   // Reads of variable k may return its own tensor (see the constructor).
   bool MayAliasReads(int k) const { return !snapshot_resources_.contains(k); }
 
+  // --- Execution counters: device state that is not a TensorFlow variable
+  // (the random ops count their executions, random.cc). A new UNSIGNED_INT
+  // [1] tensor on `shard`, on one tile, that lives as long as the engine:
+  // CompileCluster sets it to 0 when it makes the engine (through a host
+  // write handle, CounterHandleName(k)), and runs keep its value from one
+  // to the next. The program updates it; nothing reads it back.
+  poplar_sim::Tensor AddExecutionCounter(poplar_sim::Graph& shard, const std::string& name);
+  int num_execution_counters() const { return num_counters_; }
+
   // --- Planner options of the cluster's matrix multiplications, and of the
   // products its convolutions are lowered to.
   void set_matmul_options(poplar_sim::OptionFlags options) { matmul_options_ = std::move(options); }
@@ -184,6 +194,7 @@ class EmissionState {
   absl::flat_hash_map<int, int> resource_of_op_;
   absl::flat_hash_map<uint32_t, int> resource_of_var_;
   absl::flat_hash_set<int> snapshot_resources_;
+  int num_counters_ = 0;
 };
 
 }  // namespace compiler

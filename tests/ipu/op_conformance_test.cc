@@ -14,6 +14,7 @@
 
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/cc/ops/op_builder.h"
+#include "tensorflow_ipu/cc/ops/random_ops.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/compiler/lowering_registry.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
@@ -529,6 +530,88 @@ std::vector<OpCase> Cases() {
   return cases;
 }
 
+// Random ops: the CPU and the IPU have their own generators, so their
+// values differ; both must give the dtype and shape, values within the
+// distribution's range [lo, hi) (hi included when `closed`), and not one
+// value repeated.
+struct RandomCase {
+  OpCase op;
+  double lo, hi;
+  bool closed = false;
+};
+
+std::vector<RandomCase> RandomCases() {
+  auto make = [](const std::string& name, DataType dtype, auto op) {
+    return OpCase{name,
+                  {Floats({2, 3}, -1, 1, 50)},
+                  [dtype, op](const Scope& s, const std::vector<Output>& in) {
+                    // Added to 0 x a placeholder: the cluster has a fed input.
+                    Output r = op(s, dtype);
+                    Output zero = ops::Cast(s, ops::Mul(s, in[0], 0.f), dtype);
+                    return std::vector<Output>{r, ops::Add(s, ops::Slice(s, r, {0, 0, 0}, {1, 2, 3}),
+                                                          ops::Reshape(s, zero, {1, 2, 3}))};
+                  }};
+  };
+  auto uniform = [](const Scope& s, DataType t) {
+    return Output(ops::RandomUniform(s, ops::Const(s, {4, 2, 3}), t));
+  };
+  auto normal = [](const Scope& s, DataType t) {
+    return Output(ops::RandomNormal(s, ops::Const(s, {4, 2, 3}), t, ops::RandomNormal::Seed(3)));
+  };
+  auto truncated = [](const Scope& s, DataType t) {
+    return Output(ops::TruncatedNormal(s, ops::Const(s, {4, 2, 3}), t));
+  };
+  return {{make("RandomUniform", DT_FLOAT, uniform), 0, 1},
+          {make("RandomUniformHalf", DT_HALF, uniform), 0, 1},
+          {make("RandomStandardNormal", DT_FLOAT, normal), -10, 10},
+          {make("RandomStandardNormalHalf", DT_HALF, normal), -10, 10},
+          {make("TruncatedNormal", DT_FLOAT, truncated), -2, 2, true},
+          {make("TruncatedNormalHalf", DT_HALF, truncated), -2, 2, true}};
+}
+
+class RandomOpConformanceTest : public testing::IpuTest,
+                                public ::testing::WithParamInterface<RandomCase> {};
+
+TEST_P(RandomOpConformanceTest, DtypeShapeAndRangeOnCpuAndIpu) {
+  const RandomCase& c = GetParam();
+  absl::StatusOr<std::vector<Tensor>> cpu = RunCase(c.op, /*on_ipu=*/false);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  Configure(1, "--use_ipu_model --ipu_model_tiles=4");
+  absl::StatusOr<std::vector<Tensor>> ipu = RunCase(c.op, /*on_ipu=*/true);
+  ASSERT_TRUE(ipu.ok()) << ipu.status();
+  ASSERT_EQ(cpu->size(), ipu->size());
+  for (size_t k = 0; k < cpu->size(); ++k) {
+    const Tensor& x = (*cpu)[k];
+    const Tensor& y = (*ipu)[k];
+    ASSERT_EQ(x.dtype(), y.dtype()) << "output " << k;
+    ASSERT_EQ(x.shape(), y.shape()) << "output " << k;
+    for (const Tensor* t : {&x, &y}) {
+      const char* where = t == &x ? "cpu" : "ipu";
+      std::set<double> values;
+      for (int64_t i = 0; i < t->NumElements(); ++i) {
+        const double v = t->dtype() == DT_HALF
+                             ? static_cast<double>(static_cast<float>(t->data<Eigen::half>()[i]))
+                             : t->data<float>()[i];
+        EXPECT_GE(v, c.lo) << where << " output " << k << " element " << i;
+        if (c.closed) {
+          EXPECT_LE(v, c.hi) << where << " output " << k << " element " << i;
+        } else {
+          EXPECT_LT(v, c.hi) << where << " output " << k << " element " << i;
+        }
+        values.insert(v);
+      }
+      EXPECT_GT(values.size(), static_cast<size_t>(t->NumElements()) / 2)
+          << where << " output " << k << ": " << t->DebugString();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(RandomOps, RandomOpConformanceTest,
+                         ::testing::ValuesIn(RandomCases()),
+                         [](const ::testing::TestParamInfo<RandomCase>& info) {
+                           return info.param.op.name;
+                         });
+
 // The ops each case places on the IPU, read from the graph it builds.
 std::set<std::string> OpsOnTheIpu(const OpCase& c) {
   Scope root = Scope::NewRootScope();
@@ -575,6 +658,9 @@ TEST(OpConformanceCoverageTest, EveryLoweredOpHasACase) {
   std::set<std::string> covered;
   for (const OpCase& c : Cases()) {
     for (const std::string& op : OpsOnTheIpu(c)) covered.insert(op);
+  }
+  for (const RandomCase& c : RandomCases()) {
+    for (const std::string& op : OpsOnTheIpu(c.op)) covered.insert(op);
   }
   std::vector<std::string> missing;
   for (const std::string& op : compiler::LoweringRegistry::Global()->ListOps()) {
