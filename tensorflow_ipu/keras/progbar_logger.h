@@ -2,7 +2,8 @@
 // fit, evaluate and predict, as Keras's (fit adds it when verbose != 0):
 // "Epoch i/N" before each epoch when there are several, the bar advanced
 // at each batch end, finalised with the epoch's logs (validation
-// included).
+// included). When stdout is not a terminal only the final bar of each
+// epoch is printed: one line per epoch.
 #ifndef TENSORFLOW_IPU_KERAS_PROGBAR_LOGGER_H_
 #define TENSORFLOW_IPU_KERAS_PROGBAR_LOGGER_H_
 
@@ -31,6 +32,7 @@ class ProgbarLogger : public Callback {
   void on_predict_end(const Logs& logs) override;
 
  private:
+  void Start();
   void Update(int64_t batch, const Logs& logs);
   void Finalize(const Logs& logs);
   bool in_fit_;
