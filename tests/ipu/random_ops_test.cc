@@ -15,6 +15,7 @@
 #include "tensorflow_ipu/ipu/ipu_compiler.h"
 #include "tensorflow_ipu/ipu/loops.h"
 #include "tensorflow_ipu/ipu/scopes.h"
+#include "tensorflow_ipu/pipelining/pipelining_ops.h"
 #include "tensorflow_ipu/train/gradient_descent.h"
 #include "tests/ipu/ipu_test_util.h"
 
@@ -273,6 +274,75 @@ TEST_F(RandomOpsTest, DropoutTrainsInsideALoop) {
     }
     EXPECT_EQ(out[1].data<float>()[i], expected) << "w[" << i << "] kept " << kept[i];
   }
+}
+
+TEST_F(RandomOpsTest, EachReplicaDrawsItsOwnNumbers) {
+  Configure(2, "--use_ipu_model --ipu_model_tiles=16");  // two replicas of one IPU
+  RandomLoop g = BuildLoop(2, "replicated_rows", [](const Scope& b) { return Uniform(b); });
+  testing::ProfilingSession session(g.root);
+  Tensor t = RunOnce(session, g);
+  ASSERT_EQ(t.shape(), TensorShape({2, 2, kWidth}));  // [iteration, replica, ...]
+  std::set<std::vector<double>> rows;
+  for (int k = 0; k < 2; ++k) {
+    std::vector<double> both = Row(t, k);
+    rows.insert(std::vector<double>(both.begin(), both.begin() + kWidth));
+    rows.insert(std::vector<double>(both.begin() + kWidth, both.end()));
+  }
+  EXPECT_EQ(rows.size(), 4u);
+}
+
+// A two-stage pipeline on two IPUs, each stage adding its own draw: every
+// micro-batch gets fresh numbers from both.
+TEST_F(RandomOpsTest, EveryPipelineMicroBatchDrawsFreshNumbers) {
+  Configure(2, "--use_ipu_model --ipu_model_tiles=16");
+  const int depth = 4, width = 100;
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  data::Dataset zeros = *data::Dataset::FromTensorSlices({Tensor::FromVector(
+      std::vector<float>(depth * width, 0.f), TensorShape({depth, width}))});
+  auto infeed = ipu::IPUInfeedQueue::Create(zeros.Repeat(), "random_pipe_in");
+  ASSERT_TRUE(infeed.ok()) << infeed.status();
+  ipu::IPUOutfeedQueue outfeed("random_pipe_out");
+  auto draw = [&](const Scope& s, const Output& x) {
+    return ops::Add(s, x, ops::RandomUniform(s, ops::Const(s, {width}), DT_FLOAT));
+  };
+  auto compiled = ipu::ipu_compiler::compile(
+      ipu, [&](const Scope& s, const std::vector<Output>&) -> std::vector<Output> {
+        auto op = ipu::pipelining_ops::pipeline(
+            s,
+            {[&](const Scope& b, const std::vector<Output>& in) {
+               return std::vector<Output>{draw(b, in[0])};
+             },
+             [&](const Scope& b, const std::vector<Output>& in) {
+               return std::vector<Output>{draw(b, in[0])};
+             }},
+            depth, 1, {}, &*infeed, &outfeed);
+        if (!op.ok()) {
+          s.UpdateStatus(op.status());
+          return {};
+        }
+        return {Output(*op, 0)};
+      }, {});
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  Output records = outfeed.dequeue(root)[0];
+  testing::ProfilingSession session(root);
+  ASSERT_EQ(absl::OkStatus(), session.Run({}, {}, {infeed->initializer(root)}, nullptr));
+  ASSERT_EQ(absl::OkStatus(), session.Run({}, {}, {(*compiled)[0].op()}, nullptr));
+  ASSERT_EQ(session.last_profile().clusters.size(), 1u);
+  std::vector<Tensor> out;
+  ASSERT_EQ(absl::OkStatus(), session.Run({records}, &out));
+  ASSERT_EQ(out[0].shape(), TensorShape({depth, width}));
+  std::set<std::vector<double>> rows;
+  for (int k = 0; k < depth; ++k) {
+    std::vector<double> row = Row(out[0], k);
+    for (double v : row) {
+      ASSERT_GE(v, 0.0);
+      ASSERT_LT(v, 2.0);
+    }
+    EXPECT_NEAR(Mean(row), 1.0, 5 * std::sqrt(2.0 / 12 / width)) << "micro-batch " << k;
+    rows.insert(row);
+  }
+  EXPECT_EQ(rows.size(), static_cast<size_t>(depth));
 }
 
 TEST_F(RandomOpsTest, DoubleRandomNumbersAreUnimplementedOnTheIpu) {
