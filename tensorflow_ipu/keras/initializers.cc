@@ -34,18 +34,13 @@ std::optional<int64_t> random_seed() {
   return global_seed.load();
 }
 
-// FNV-1a: a seed from the global seed and the names that is the same on
-// every platform (std::hash is not).
-int64_t DerivedSeed(const std::string& layer, const std::string& weight) {
-  std::optional<int64_t> global = random_seed();
-  if (!global) return 0;  // fresh values
-  uint64_t h = 1469598103934665603ull ^ static_cast<uint64_t>(*global);
-  for (char c : absl::StrCat(layer, "/", weight)) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  // 0 means "unseeded" to the initializers.
-  return static_cast<int64_t>(h & 0x7fffffffffffffffull) | 1;
+// As TensorFlow derives op seeds from the global seed and the order in
+// which ops are made: a program that sets the seed and builds the same
+// model gets the same weights and dropout streams, whatever the layers'
+// names (which count up across models in one process).
+int64_t DerivedSeed(const std::string&, const std::string&) {
+  if (!has_seed) return 0;  // fresh values
+  return static_cast<int64_t>(NextSequenceSeed() & 0x7fffffffffffffffull) | 1;
 }
 
 }  // namespace utils

@@ -1,9 +1,9 @@
 // Keras's weight initializers by name, seeded reproducibly.
 //
 // With keras::utils::set_random_seed(s) every layer's initial weights are a
-// function of s, the layer's name and the weight's name (so a program makes
-// the same model every time, on the CPU and the IPU alike); without it they
-// differ from run to run, as Keras's unseeded initializers do.
+// function of s and the order in which the layers are built (so a program
+// makes the same model every time, on the CPU and the IPU alike); without
+// it they differ from run to run, as Keras's unseeded initializers do.
 #ifndef TENSORFLOW_IPU_KERAS_INITIALIZERS_H_
 #define TENSORFLOW_IPU_KERAS_INITIALIZERS_H_
 
@@ -21,9 +21,9 @@ namespace utils {
 // TensorFlow's tf.keras.utils.set_random_seed (the global seed).
 void set_random_seed(int64_t seed);
 std::optional<int64_t> random_seed();
-// A nonzero seed for one random op of a layer ("kernel", "dropout"), a
-// function of the global seed and the names; 0 (fresh values) when no
-// global seed is set.
+// A nonzero seed for one random op of a layer ("kernel", "dropout"): the
+// next of the global seed's sequence (the names only label the use); 0
+// (fresh values) when no global seed is set.
 int64_t DerivedSeed(const std::string& layer, const std::string& purpose);
 // The next of a sequence of seeds that restarts at each set_random_seed
 // (fit's shuffles), so a program that sets the seed shuffles the same way
