@@ -151,6 +151,13 @@ absl::StatusOr<TutorialResult> RunTutorial(const TutorialOptions& o) {
   r.accuracies = history.history["accuracy"];
   r.steps_per_epoch = train_len / (o.batch_size * num_replicas);
   r.ipu_seconds_per_step = model->last_simulated_seconds() / (o.epochs * r.steps_per_epoch);
+  r.profile = model->last_execution_profile().ToString();
+  for (const IpuClusterProfile& c : model->last_execution_profile().clusters) {
+    absl::StrAppend(&r.profile, "  ", c.cluster, ": compute ", c.compute_cycles,
+                    " cycles, exchange ", c.exchange_cycles, ", inter-IPU ", c.inter_ipu_cycles,
+                    ", total ", c.cycles, " (", c.seconds * 1e6, " us), host in ",
+                    c.host_bytes_to_device, " B\n");
+  }
 
   if (o.verbose) std::cout << "\nEvaluation" << std::endl;
   RETURN_IF_ERROR(model->compile(sgd, "categorical_crossentropy", {"accuracy"}, test_spe));

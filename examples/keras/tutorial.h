@@ -44,6 +44,8 @@ struct TutorialResult {
   // Simulated IPU seconds per training step of the last epoch (0 on the CPU).
   double ipu_seconds_per_step = 0;
   int64_t steps_per_epoch = 0;
+  // The cost of the last training execution, as IpuRunProfile::ToString.
+  std::string profile;
 };
 
 absl::StatusOr<TutorialResult> RunTutorial(const TutorialOptions& options);

@@ -34,6 +34,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "tensorflow_ipu/core/ipu_run_profile.h"
 #include "tensorflow_ipu/core/tensor.h"
 #include "tensorflow_ipu/data/dataset.h"
 #include "tensorflow_ipu/keras/callbacks.h"
@@ -146,6 +147,9 @@ class Model {
   // The simulated IPU seconds of the last fit/evaluate/predict (0 on the
   // CPU), beside the host's wall time.
   double last_simulated_seconds() const { return last_simulated_seconds_; }
+  // The simulated cost of the last execution of an IPU program (one Run:
+  // steps_per_execution steps), cluster by cluster.
+  const IpuRunProfile& last_execution_profile() const { return last_execution_profile_; }
   // Show "- Xus/step (IPU)" beside the host time in the progress bar.
   void set_show_ipu_time(bool show) { show_ipu_time_ = show; }
 
@@ -195,6 +199,7 @@ class Model {
   bool asynchronous_callbacks_ = false;
   bool show_ipu_time_ = false;
   double last_simulated_seconds_ = 0;
+  IpuRunProfile last_execution_profile_;
 
   std::unique_ptr<ModelGraph> graph_;
   ModelGraph& graph();

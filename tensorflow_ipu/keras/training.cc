@@ -269,6 +269,7 @@ class Model::Loop {
         RunMetadata md;
         RETURN_IF_ERROR(m.graph().session().Run(RunOptions(), {}, {}, {p.run}, nullptr, &md));
         *simulated_seconds += md.ipu_profile.total_seconds;
+        m.last_execution_profile_ = md.ipu_profile;
         std::vector<Tensor> out;
         RETURN_IF_ERROR(m.graph().session().Run(p.dequeue, &out));
         if (mode == Mode::kPredict) {
