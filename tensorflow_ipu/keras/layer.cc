@@ -1,48 +1,14 @@
 #include "tensorflow_ipu/keras/layer.h"
 
-#include <cctype>
-#include <map>
-
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/keras/backend.h"
 #include "tensorflow_ipu/keras/pipeline_stage.h"
 
 namespace tensorflow_ipu {
 namespace keras {
-namespace {
-
-// Keras's to_snake_case: "MaxPooling2D" -> "max_pooling2d".
-std::string ToSnakeCase(const std::string& name) {
-  std::string out;
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool upper = std::isupper(static_cast<unsigned char>(c));
-    if (upper && i > 0) {
-      const char prev = name[i - 1];
-      const bool next_lower_or_digit =
-          i + 1 < name.size() && (std::islower(static_cast<unsigned char>(name[i + 1])) ||
-                                  std::isdigit(static_cast<unsigned char>(name[i + 1])));
-      // An upper-case letter starts a word after a lower-case letter, or
-      // when a lower-case run or digit follows it ("Pooling" in MaxPooling).
-      if (std::islower(static_cast<unsigned char>(prev)) || next_lower_or_digit) {
-        out += '_';
-      }
-    }
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
-}  // namespace
-
 std::string UniqueLayerName(const std::string& class_name) {
-  static absl::Mutex mu;
-  static auto* counts = new std::map<std::string, int>();
-  const std::string base = ToSnakeCase(class_name);
-  absl::MutexLock lock(&mu);
-  const int n = (*counts)[base]++;
-  return n == 0 ? base : absl::StrCat(base, "_", n);
+  return backend::unique_object_name(backend::to_snake_case(class_name));
 }
 
 KerasTensor KerasTensor::Error(absl::Status status) {

@@ -1,6 +1,10 @@
 // fit/evaluate/predict of a small CNN on the CPU and on the simulated IPU:
 // it learns, and the IPU variants agree where the maths is the same.
 #include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <regex>
+#include <sstream>
 
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/core/status_test_util.h"
@@ -77,6 +81,69 @@ TEST_F(FitTest, IpuModelLearnsAndStepsPerExecutionChangesNothing) {
   ASSERT_EQ(losses[0].size(), 2u);
   ASSERT_EQ(losses[1].size(), 2u);
   for (int e = 0; e < 2; ++e) EXPECT_NEAR(losses[0][e], losses[1][e], 1e-5) << "epoch " << e;
+}
+
+TEST_F(FitTest, ModelTrainedOnTheIpuEvaluatesOnTheCpu) {
+  Configure(1);
+  testing::QuadrantData d = testing::MakeQuadrants(128);
+  const std::string path = ::testing::TempDir() + "/ipu_trained";
+  std::vector<double> ipu_scores;
+  Tensor ipu_predictions;
+  {
+    ipu::ipu_strategy::IPUStrategy strategy;
+    auto scope = strategy.scope();
+    TF_ASSERT_OK_AND_ASSIGN(auto model, SmallCnn());
+    TF_ASSERT_OK(model->compile(keras::optimizers::SGD(0.1), "categorical_crossentropy",
+                                {"accuracy"}, 8));
+    TF_ASSERT_OK(model->fit(d.x, d.y_onehot, {.epochs = 2, .batch_size = 16, .verbose = 0})
+                     .status());
+    TF_ASSERT_OK_AND_ASSIGN(ipu_scores, model->evaluate(d.x, d.y_onehot,
+                                                        {.batch_size = 16, .verbose = 0}));
+    TF_ASSERT_OK_AND_ASSIGN(ipu_predictions, model->predict(d.x, {.batch_size = 16}));
+    TF_ASSERT_OK(model->save_weights(path));
+  }
+  TF_ASSERT_OK_AND_ASSIGN(auto cpu_model, SmallCnn());
+  EXPECT_FALSE(cpu_model->on_ipu());
+  TF_ASSERT_OK(cpu_model->load_weights(path));
+  TF_ASSERT_OK(cpu_model->compile("sgd", "categorical_crossentropy", {"accuracy"}));
+  TF_ASSERT_OK_AND_ASSIGN(std::vector<double> cpu_scores,
+                          cpu_model->evaluate(d.x, d.y_onehot, {.batch_size = 16, .verbose = 0}));
+  EXPECT_NEAR(cpu_scores[0], ipu_scores[0], 1e-4);
+  EXPECT_EQ(cpu_scores[1], ipu_scores[1]);
+  TF_ASSERT_OK_AND_ASSIGN(Tensor cpu_predictions, cpu_model->predict(d.x, {.batch_size = 16}));
+  ASSERT_EQ(cpu_predictions.shape(), ipu_predictions.shape());
+  for (int64_t i = 0; i < cpu_predictions.NumElements(); ++i) {
+    ASSERT_NEAR(cpu_predictions.data<float>()[i], ipu_predictions.data<float>()[i], 1e-5)
+        << "element " << i;
+  }
+}
+
+// Not a terminal (the test's stdout is a file): one line per epoch, in
+// Keras's format.
+TEST_F(FitTest, ProgressBarPrintsOneKerasLinePerEpoch) {
+  Configure(1);
+  testing::QuadrantData d = testing::MakeQuadrants(64);
+  ipu::ipu_strategy::IPUStrategy strategy;
+  auto scope = strategy.scope();
+  TF_ASSERT_OK_AND_ASSIGN(auto model, SmallCnn());
+  TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy", {"accuracy"}, 4));
+  std::ostringstream captured;
+  std::streambuf* old = std::cout.rdbuf(captured.rdbuf());
+  absl::StatusOr<keras::callbacks::History> h =
+      model->fit(d.x, d.y_onehot, {.epochs = 2, .batch_size = 16});
+  std::cout.rdbuf(old);
+  TF_ASSERT_OK(h.status());
+  const std::string out = captured.str();
+  const std::regex line(
+      R"(Epoch 1/2\n4/4 \[==============================\] - \d+s \d+(s|ms|us)/step - )"
+      R"(loss: \d\.\d{4} - accuracy: \d\.\d{4}\n)"
+      R"(Epoch 2/2\n4/4 \[==============================\] - \d+s \d+(s|ms|us)/step - )"
+      R"(loss: \d\.\d{4} - accuracy: \d\.\d{4}\n)");
+  EXPECT_TRUE(std::regex_match(out, line)) << out;
+  // The printed values are the epoch's logs.
+  char loss[16];
+  std::snprintf(loss, sizeof(loss), "loss: %.4f", h->history["loss"][1]);
+  EXPECT_NE(out.find(loss), std::string::npos) << out;
 }
 
 }  // namespace

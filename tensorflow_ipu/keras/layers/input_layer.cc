@@ -1,6 +1,7 @@
 #include "tensorflow_ipu/keras/layers/input_layer.h"
 
 #include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/keras/backend.h"
 
 namespace tensorflow_ipu {
 namespace keras {
@@ -9,12 +10,7 @@ namespace {
 
 // Keras numbers inputs from 1 ("input_1"), unlike other layers.
 std::string InputName(const std::string& name) {
-  if (!name.empty()) return name;
-  // UniqueLayerName("Input") gives input, input_1, ...: shift by one.
-  const std::string n = UniqueLayerName("Input");
-  if (n == "input") return "input_1";
-  const int k = std::stoi(n.substr(6));
-  return absl::StrCat("input_", k + 1);
+  return name.empty() ? backend::unique_object_name("input", /*zero_based=*/false) : name;
 }
 
 }  // namespace

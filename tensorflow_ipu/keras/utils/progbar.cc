@@ -141,8 +141,6 @@ void Progbar::DrawVerbose1(int64_t current, bool finalize, double now) {
   if (dynamic_display_) {
     message.append(prev_total_width, '\b');
     message += '\r';
-  } else {
-    message += '\n';
   }
 
   std::string bar;
@@ -178,10 +176,12 @@ void Progbar::DrawVerbose1(int64_t current, bool finalize, double now) {
   }
   total_width_ += info.size();
   // Blank out what is left of a longer previous bar.
-  if (prev_total_width > total_width_) {
+  if (dynamic_display_ && prev_total_width > total_width_) {
     info.append(prev_total_width - total_width_, ' ');
   }
-  if (finalize) info += '\n';
+  // Off a terminal every bar is a line of its own (Keras 2.6 started each
+  // with a newline instead, leaving a blank line before the first).
+  if (finalize || !dynamic_display_) info += '\n';
 
   message += info;
   *out_ << message;

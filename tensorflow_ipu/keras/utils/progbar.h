@@ -15,8 +15,9 @@
 // verbose=1 draws the bar on each update. On a terminal (dynamic display)
 // the new bar overwrites the old one: as many backspaces as the previous
 // bar's width, then a carriage return, then the bar, padded with spaces when
-// shorter than the previous one. Elsewhere each drawn bar starts a new line
-// instead, as in Keras 2.6. A bar that is not final ends with the estimated
+// shorter than the previous one. Elsewhere each drawn bar is a line of its
+// own (Keras 2.6 began each with a newline instead, which leaves a blank
+// line before the first; fit draws only the final bar there). A bar that is not final ends with the estimated
 // time left (" - ETA: 4s"); the final one ends with the elapsed time and the
 // time per step (" - 2s 3ms/step") and a newline. Updates closer than
 // `interval` seconds to the last drawn one are not drawn, unless final.

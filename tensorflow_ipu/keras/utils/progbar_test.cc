@@ -148,15 +148,15 @@ TEST(ProgbarTest, UnknownTarget) {
 }
 
 // Not a terminal: every drawn bar starts a new line instead of erasing.
-TEST(ProgbarTest, NotATerminalStartsEachBarOnANewLine) {
+TEST(ProgbarTest, NotATerminalPrintsEachBarAsALine) {
   Fixture f(2, /*verbose=*/1, /*terminal=*/false);
   f.now = 1;
   f.bar.update(1);
   f.now = 3;
   f.bar.update(2);
   EXPECT_EQ(f.out.str(),
-            "\n1/2 [==============>...............] - ETA: 1s"
-            "\n2/2 [==============================] - 3s 2s/step\n");
+            "1/2 [==============>...............] - ETA: 1s\n"
+            "2/2 [==============================] - 3s 2s/step\n");
 }
 
 // verbose=2: one line when final, without the bar or the time per step;
