@@ -13,6 +13,12 @@ Scope Scope::NewRootScope() {
   return s;
 }
 
+Scope Scope::WithFreshStatus() const {
+  Scope s = *this;
+  s.status_ = std::make_shared<absl::Status>();
+  return s;
+}
+
 Scope Scope::NewFunctionScope(std::shared_ptr<Graph> function_graph,
                               std::shared_ptr<ValueCapturer> capturer) const {
   Scope s;

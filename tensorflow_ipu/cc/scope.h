@@ -83,6 +83,11 @@ class Scope {
   // the caller's error), has no name prefix, device, control dependencies or
   // internal attrs but the caller's variable scope, and hands values of
   // enclosing graphs to `capturer`.
+  // The same graph, device and names, with a status of its own: for
+  // building a part of the graph that may fail (the Keras layer's program
+  // of one fit call) without recording the error on the whole graph. The
+  // nodes built before the failure stay, unused by any later Run.
+  Scope WithFreshStatus() const;
   Scope NewFunctionScope(std::shared_ptr<Graph> function_graph,
                          std::shared_ptr<ValueCapturer> capturer) const;
   // The capturer of a function scope; nullptr for a graph's own scope.

@@ -164,6 +164,7 @@ class Model {
   class Loop;  // the host loop of one epoch (training.cc)
   absl::StatusOr<internal::PreparedCall> Prepare(const internal::CallData& d, Mode mode,
                                                  std::optional<int64_t> steps, bool shuffle);
+  absl::Status CheckInputs(const internal::CallData& d) const;
   absl::StatusOr<callbacks::History> Fit(const internal::CallData& d,
                                          const FitOptions& options);
   absl::StatusOr<std::vector<double>> Evaluate(const internal::CallData& d,

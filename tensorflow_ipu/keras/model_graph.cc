@@ -236,6 +236,17 @@ absl::Status ModelGraph::Prepare() {
 
 absl::StatusOr<Program> ModelGraph::Build(const ProgramConfig& config) {
   RETURN_IF_ERROR(Prepare());
+  // A program that fails to build (bad data for the model) must not leave
+  // its error on the graph, or the model could never run again: build it
+  // in a scope with its own status, and keep the graph's own scope.
+  const Scope graph_scope = root_;
+  root_ = root_.WithFreshStatus();
+  absl::StatusOr<Program> p = BuildProgram(config);
+  root_ = graph_scope;
+  return p;
+}
+
+absl::StatusOr<Program> ModelGraph::BuildProgram(const ProgramConfig& config) {
   absl::StatusOr<Program> p;
   if (!model_->on_ipu()) {
     p = BuildCpu(config);

@@ -89,6 +89,7 @@ class ModelGraph {
   absl::StatusOr<std::vector<Output>> LossAndMetrics(const Scope& s, Output y_true,
                                                      Output y_pred, Output logits) const;
   absl::StatusOr<train::Optimizer*> TrainingOptimizer(int64_t replicas);
+  absl::StatusOr<Program> BuildProgram(const ProgramConfig& config);
   absl::StatusOr<Program> BuildIpu(const ProgramConfig& config);
   absl::StatusOr<Program> BuildIpuPipeline(const ProgramConfig& config);
   absl::StatusOr<Program> BuildCpu(const ProgramConfig& config);

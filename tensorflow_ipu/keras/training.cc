@@ -23,6 +23,8 @@ struct CallData {
   int64_t samples = 0;
   int64_t batch_size = 0;
   bool pre_batched = false;  // a Dataset given by the user
+  std::vector<int64_t> sample_shape;  // x's, without the samples
+  DataType sample_dtype = DT_FLOAT;
   std::vector<int64_t> label_shape;  // y's, without the samples
   DataType label_dtype = DT_FLOAT;
   std::optional<data::Dataset> batches;  // when pre_batched
@@ -45,6 +47,8 @@ absl::StatusOr<CallData> FromTensors(const Tensor& x, const Tensor* y, int64_t b
   CallData d;
   d.samples = x.dim_size(0);
   d.batch_size = batch_size;
+  d.sample_shape.assign(x.shape().dim_sizes().begin() + 1, x.shape().dim_sizes().end());
+  d.sample_dtype = x.dtype();
   if (y != nullptr) {
     if (y->dims() < 1 || y->dim_size(0) != d.samples) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -363,6 +367,43 @@ absl::StatusOr<callbacks::History> Model::fit(const data::Dataset& dataset,
   return Fit(d, options);
 }
 
+// The samples must have the model input's shape (beyond the batch) and
+// type, as Keras's input spec checks them.
+absl::Status Model::CheckInputs(const CallData& d) const {
+  std::vector<int64_t> sample;
+  DataType dtype;
+  if (d.pre_batched) {
+    std::vector<TensorShape> shapes = d.batches->output_shapes();
+    if (shapes.empty() || shapes[0].dims() < 1) {
+      return absl::InvalidArgumentError(
+          "the dataset's elements must be batches: (x, y) with a batch dimension");
+    }
+    sample.assign(shapes[0].dim_sizes().begin() + 1, shapes[0].dim_sizes().end());
+    dtype = d.batches->output_types()[0];
+  } else {
+    sample = d.sample_shape;
+    dtype = d.sample_dtype;
+  }
+  const Shape& expected = input_.shape();
+  Shape found = {kUnknownDim};
+  found.insert(found.end(), sample.begin(), sample.end());
+  bool same = found.size() == expected.size();
+  for (size_t i = 1; same && i < found.size(); ++i) {
+    same = found[i] == expected[i] || found[i] < 0;
+  }
+  if (!same) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Input 0 of layer \"", name_, "\" is incompatible with the layer: expected shape=",
+        ShapeString(expected), ", found shape=", ShapeString(found)));
+  }
+  if (dtype != input_.dtype()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Input 0 of layer \"", name_, "\" expects ", DataTypeString(input_.dtype()),
+        " samples, got ", DataTypeString(dtype), "; convert the data first"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<internal::PreparedCall> Model::Prepare(const CallData& d, Mode mode,
                                                std::optional<int64_t> steps, bool shuffle) {
   if (!compiled_ && mode != Mode::kPredict) {
@@ -371,6 +412,7 @@ absl::StatusOr<internal::PreparedCall> Model::Prepare(const CallData& d, Mode mo
         "`model.compile(optimizer, loss)`.");
   }
   RETURN_IF_ERROR(graph().Prepare());
+  RETURN_IF_ERROR(CheckInputs(d));
   ASSIGN_OR_RETURN(int64_t replicas, ModelReplicas(*this, graph(), ipu_device_));
   int64_t batches = 0;
   bool partial = false;
