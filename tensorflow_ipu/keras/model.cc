@@ -2,6 +2,7 @@
 // running programs: model_graph.cc and training.cc.
 #include "tensorflow_ipu/keras/model.h"
 
+#include <atomic>
 #include <iostream>
 #include <map>
 #include <set>
@@ -24,7 +25,14 @@ std::string ModelName(const std::string& given, bool sequential) {
   return UniqueLayerName(sequential ? "Sequential" : "Model");
 }
 
+std::atomic<int> intra_op_threads{0};
+
 }  // namespace
+
+void set_intra_op_parallelism_threads(int num_threads) {
+  intra_op_threads = num_threads < 0 ? 0 : num_threads;
+}
+int get_intra_op_parallelism_threads() { return intra_op_threads; }
 
 Model::Model(std::string name) : name_(std::move(name)) {
   if (const ipu::ipu_strategy::IPUStrategy* s = ipu::ipu_strategy::get_strategy()) {

@@ -150,6 +150,13 @@ class Model {
   // The simulated cost of the last execution of an IPU program (one Run:
   // steps_per_execution steps), cluster by cluster.
   const IpuRunProfile& last_execution_profile() const { return last_execution_profile_; }
+  // The host wall-clock seconds the last fit/evaluate/predict spent inside
+  // the Session::Run calls that execute its program: on the IPU, each
+  // execution of the on-device loop (the first Run of a newly built
+  // program also compiles it); on the CPU, each step's Run. The rest of the
+  // call's time is the model's own host work: building the program,
+  // reading the outfeed, the running means, callbacks.
+  double last_session_run_seconds() const { return last_session_run_seconds_; }
   // Show "- Xus/step (IPU)" beside the host time in the progress bar.
   void set_show_ipu_time(bool show) { show_ipu_time_ = show; }
 
@@ -201,10 +208,18 @@ class Model {
   bool show_ipu_time_ = false;
   double last_simulated_seconds_ = 0;
   IpuRunProfile last_execution_profile_;
+  double last_session_run_seconds_ = 0;
 
   std::unique_ptr<ModelGraph> graph_;
   ModelGraph& graph();
 };
+
+// TensorFlow's tf.config.threading.set_intra_op_parallelism_threads for
+// these models: the host threads of the session of each model that runs
+// its first program afterwards (0, the default: one per core). The
+// session's threads run the CPU kernels and the IPU simulator's compute.
+void set_intra_op_parallelism_threads(int num_threads);
+int get_intra_op_parallelism_threads();
 
 // A plain stack of layers; the first is a layers::InputLayer (or the
 // model takes its input shape from `input_shape` of the first add()).

@@ -43,7 +43,8 @@ train::GradientAccumulationReductionMethod ReductionMethod(const std::string& r)
 
 ModelGraph::ModelGraph(Model* model)
     : model_(model), root_(Scope::NewRootScope()),
-      session_(std::make_unique<ClientSession>(root_)) {}
+      session_(std::make_unique<ClientSession>(
+          root_, SessionOptions{.num_threads = get_intra_op_parallelism_threads()})) {}
 
 int ModelGraph::shards() const {
   int n = 1;

@@ -1,6 +1,7 @@
 // Model::fit, evaluate and predict: the host loops around the programs of
 // model_graph.h, with the vendor's checks of the data and the step counts.
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -135,6 +136,17 @@ Logs MakeLogs(const std::vector<std::string>& names, const std::vector<double>& 
 }
 
 
+// Wall-clock seconds since construction.
+class HostTimer {
+ public:
+  double Seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
 }  // namespace
 
 // The steps of one epoch (per replica) and of one execution, after the
@@ -256,7 +268,7 @@ class Model::Loop {
   static absl::StatusOr<std::vector<double>> Run(
       Model& m, const Program& p, const StepPlan& plan, Mode mode, CallbackList& cbs,
       const std::vector<std::string>& names, data::Iterator* cpu_batches,
-      std::vector<Tensor>* predictions, double* simulated_seconds) {
+      std::vector<Tensor>* predictions, double* simulated_seconds, double* run_seconds) {
     RunningMeans means(plan.replicas, names.size());
     std::vector<double> last;
     for (int64_t step = 0; step < plan.steps; step += plan.steps_per_execution) {
@@ -271,11 +283,26 @@ class Model::Loop {
       std::vector<double> weights;
       if (p.on_ipu) {
         RunMetadata md;
+        const HostTimer timer;
         RETURN_IF_ERROR(m.graph().session().Run(RunOptions(), {}, {}, {p.run}, nullptr, &md));
+        *run_seconds += timer.Seconds();
         *simulated_seconds += md.ipu_profile.total_seconds;
         m.last_execution_profile_ = md.ipu_profile;
         std::vector<Tensor> out;
         RETURN_IF_ERROR(m.graph().session().Run(p.dequeue, &out));
+        // One record per step and replica, or the program and the host
+        // disagree on the step counts: never read past what came back.
+        const int64_t records = plan.steps_per_execution * plan.replicas;
+        for (size_t k = 0; k < out.size(); ++k) {
+          const int64_t per_record = mode == Mode::kPredict ? -1 : 1;
+          if (out[k].dims() < 1 || out[k].dim_size(0) != plan.steps_per_execution ||
+              (per_record == 1 && out[k].NumElements() != records)) {
+            return absl::InternalError(absl::StrCat(
+                "the outfeed of model \"", m.name_, "\" returned ",
+                out[k].shape().DebugString(), " for an execution of ", plan.steps_per_execution,
+                " steps on ", plan.replicas, " replica(s)"));
+          }
+        }
         if (mode == Mode::kPredict) {
           predictions->push_back(out[0]);
         } else {
@@ -301,7 +328,9 @@ class Model::Loop {
           std::vector<Tensor> out;
           std::vector<Operation> targets;
           if (mode == Mode::kTrain) targets.push_back(p.train_op);
+          const HostTimer timer;
           RETURN_IF_ERROR(m.graph().session().Run(feeds, p.fetches, targets, &out));
+          *run_seconds += timer.Seconds();
           if (mode == Mode::kPredict) {
             predictions->push_back(out[0]);
             continue;
@@ -515,15 +544,17 @@ absl::StatusOr<callbacks::History> Model::Fit(const CallData& d, const FitOption
   params.steps = prep.plan.steps;
   CallbackList cbs(this, options.callbacks, params, true, false, &history);
   const std::vector<std::string> names = LogNames(metrics_);
-  last_simulated_seconds_ = 0;
+  // Summed here and stored at the end: validation's evaluate sets them too.
+  double fit_simulated = 0, fit_run_seconds = 0;
   cbs.Each([](callbacks::Callback* c) { c->on_train_begin(Logs()); });
   for (int epoch = 0; epoch < options.epochs; ++epoch) {
     cbs.Each([&](callbacks::Callback* c) { c->on_epoch_begin(epoch, Logs()); });
-    double simulated = 0;
+    double simulated = 0, run_seconds = 0;
     ASSIGN_OR_RETURN(std::vector<double> values,
                      Loop::Run(*this, prep.program, prep.plan, Mode::kTrain, cbs, names,
-                               cpu_batches.get(), nullptr, &simulated));
-    last_simulated_seconds_ += simulated;
+                               cpu_batches.get(), nullptr, &simulated, &run_seconds));
+    fit_simulated += simulated;
+    fit_run_seconds += run_seconds;
     Logs logs = MakeLogs(names, values);
     if (options.validation_data) {
       EvaluateOptions eval;
@@ -540,6 +571,8 @@ absl::StatusOr<callbacks::History> Model::Fit(const CallData& d, const FitOption
                 << simulated / prep.plan.steps * 1e6 << "us/step" << std::endl;
     }
   }
+  last_simulated_seconds_ = fit_simulated;
+  last_session_run_seconds_ = fit_run_seconds;
   cbs.Each([](callbacks::Callback* c) { c->on_train_end(Logs()); });
   return history;
 }
@@ -572,11 +605,12 @@ absl::StatusOr<std::vector<double>> Model::Evaluate(const CallData& d,
   CallbackList cbs(this, options.callbacks, params, true, false, nullptr);
   const std::vector<std::string> names = LogNames(metrics_);
   cbs.Each([](callbacks::Callback* c) { c->on_test_begin(Logs()); });
-  double simulated = 0;
+  double simulated = 0, run_seconds = 0;
   ASSIGN_OR_RETURN(std::vector<double> values,
                    Loop::Run(*this, prep.program, prep.plan, Mode::kTest, cbs, names,
-                             cpu_batches.get(), nullptr, &simulated));
+                             cpu_batches.get(), nullptr, &simulated, &run_seconds));
   last_simulated_seconds_ = simulated;
+  last_session_run_seconds_ = run_seconds;
   Logs logs = MakeLogs(names, values);
   cbs.Each([&](callbacks::Callback* c) { c->on_test_end(logs); });
   return values;
@@ -595,11 +629,12 @@ absl::StatusOr<Tensor> Model::predict(const Tensor& x, const PredictOptions& opt
   CallbackList cbs(this, options.callbacks, params, true, false, nullptr);
   cbs.Each([](callbacks::Callback* c) { c->on_predict_begin(Logs()); });
   std::vector<Tensor> parts;
-  double simulated = 0;
+  double simulated = 0, run_seconds = 0;
   RETURN_IF_ERROR(Loop::Run(*this, prep.program, prep.plan, Mode::kPredict, cbs, {},
-                            cpu_batches.get(), &parts, &simulated)
+                            cpu_batches.get(), &parts, &simulated, &run_seconds)
                       .status());
   last_simulated_seconds_ = simulated;
+  last_session_run_seconds_ = run_seconds;
   cbs.Each([](callbacks::Callback* c) { c->on_predict_end(Logs()); });
   // Concatenate along the batch: IPU parts are [steps, (replicas,) batch,
   // ...], whose order is the batches' order (replica r of step s had batch

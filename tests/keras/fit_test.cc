@@ -1,10 +1,13 @@
 // fit/evaluate/predict of a small CNN on the CPU and on the simulated IPU:
 // it learns, and the IPU variants agree where the maths is the same.
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <regex>
 #include <sstream>
+#include <functional>
+#include <optional>
 
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/core/status_test_util.h"
@@ -144,6 +147,49 @@ TEST_F(FitTest, ProgressBarPrintsOneKerasLinePerEpoch) {
   char loss[16];
   std::snprintf(loss, sizeof(loss), "loss: %.4f", h->history["loss"][1]);
   EXPECT_NE(out.find(loss), std::string::npos) << out;
+}
+
+// last_session_run_seconds: the time inside the program's Session::Runs,
+// a part of the call's own wall time (no speed is asserted).
+TEST_F(FitTest, SessionRunSecondsArePartOfTheCall) {
+  testing::QuadrantData d = testing::MakeQuadrants(64);
+  auto wall = [](const std::function<void()>& f) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  for (bool on_ipu : {false, true}) {
+    SCOPED_TRACE(on_ipu ? "IPU" : "CPU");
+    if (on_ipu) Configure(1);
+    ipu::ipu_strategy::IPUStrategy strategy;
+    std::optional<ipu::ipu_strategy::StrategyScope> scope;
+    if (on_ipu) scope.emplace(&strategy);
+    TF_ASSERT_OK_AND_ASSIGN(auto model, SmallCnn());
+    EXPECT_EQ(model->last_session_run_seconds(), 0) << "before any call";
+    TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy", {"accuracy"}, 4));
+    const double fit_seconds = wall([&] {
+      ASSERT_TRUE(model->fit(d.x, d.y_onehot, {.epochs = 2, .batch_size = 16, .verbose = 0}).ok());
+    });
+    EXPECT_GT(model->last_session_run_seconds(), 0);
+    EXPECT_LE(model->last_session_run_seconds(), fit_seconds);
+    const double eval_seconds = wall([&] {
+      ASSERT_TRUE(model->evaluate(d.x, d.y_onehot, {.batch_size = 16, .verbose = 0}).ok());
+    });
+    EXPECT_GT(model->last_session_run_seconds(), 0);
+    EXPECT_LE(model->last_session_run_seconds(), eval_seconds) << "evaluate's own, not fit's";
+  }
+}
+
+TEST_F(FitTest, IntraOpThreadsSetting) {
+  EXPECT_EQ(keras::get_intra_op_parallelism_threads(), 0) << "default: one per core";
+  keras::set_intra_op_parallelism_threads(1);
+  EXPECT_EQ(keras::get_intra_op_parallelism_threads(), 1);
+  testing::QuadrantData d = testing::MakeQuadrants(64);
+  TF_ASSERT_OK_AND_ASSIGN(auto model, SmallCnn());
+  TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy", {"accuracy"}));
+  TF_EXPECT_OK(model->fit(d.x, d.y_onehot, {.batch_size = 16, .verbose = 0}).status());
+  keras::set_intra_op_parallelism_threads(-3);
+  EXPECT_EQ(keras::get_intra_op_parallelism_threads(), 0) << "negative: the default";
 }
 
 }  // namespace
