@@ -99,6 +99,9 @@ class Emitter {
       if (ir_.ops[i].accumulation_count > 0 && !state_.in_update_phase()) {
         RETURN_IF_ERROR(state_.OpenUpdatePhase(ir_.ops[i].accumulation_count));
       }
+      if (ir_.ops[i].after_update && !state_.after_update()) {
+        RETURN_IF_ERROR(state_.OpenAfterUpdate());
+      }
       RETURN_IF_ERROR(EmitOp(i));
       NoteVariableAliases(i);
     }

@@ -59,6 +59,7 @@ std::string ClusterIr::ToString() const {
                     op.pipeline_invariant ? " invariant" : "",
                     op.accumulation_count > 0
                         ? absl::StrCat(" every=", op.accumulation_count) : "",
+                    op.after_update ? " after-update" : "",
                     "\n");
   }
   std::vector<std::string> res;

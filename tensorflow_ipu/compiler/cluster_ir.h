@@ -65,6 +65,12 @@ struct ClusterOp {
   // (the weight update of gradient accumulation; set by the
   // gradient-accumulation pass). 0: every iteration.
   int64_t accumulation_count = 0;
+  // The op waits for its loop's weight update (a control dependency on it,
+  // e.g. an outfeed of the step's loss after minimize) but reads none of
+  // its values: it runs every iteration, after the update in the
+  // iterations that end with one (set by the gradient-accumulation pass;
+  // accumulation_count stays 0).
+  bool after_update = false;
   // In a pipelined loop: the unit (a stage's forward or backward pass,
   // pipeline_timetable.h) the op belongs to; -1 elsewhere (set by the
   // pipeline-formation pass).

@@ -25,6 +25,8 @@ void EmissionState::OpenLoop(const std::string& loop, int64_t iterations) {
   body_ = program::Sequence();
   accumulation_ = 0;
   update_ = program::Sequence();
+  after_update_ = false;
+  after_ = program::Sequence();
   carried_.clear();
   iteration_end_.clear();
   update_end_.clear();
@@ -38,6 +40,10 @@ void EmissionState::OpenPipeline(const PipelineTimetable& timetable) {
 
 void EmissionState::CloseLoop() {
   if (loop_.empty()) return;
+  if (after_update_) {
+    CloseLoopWithOpsAfterUpdate();
+    return;
+  }
   for (const auto& [from, to] : iteration_end_) {
     body_.add(program::Copy(from, to, loop_ + "/next"));
   }
@@ -70,6 +76,46 @@ void EmissionState::CloseLoop() {
   unit_ = -1;
 }
 
+// The ops after the update run in every iteration: in the count - 1
+// iterations without the update right after the body, in the last after the
+// update. The next carried values are copied after them, since they may
+// read this iteration's.
+void EmissionState::CloseLoopWithOpsAfterUpdate() {
+  program::Sequence next;
+  for (const auto& [from, to] : iteration_end_) {
+    next.add(program::Copy(from, to, loop_ + "/next"));
+  }
+  program::Sequence last({body_, update_, after_, next}, loop_ + "/update");
+  for (const auto& [from, to] : update_end_) {
+    last.add(program::Copy(from, to, loop_ + "/next"));
+  }
+  program::Sequence group;
+  if (accumulation_ > 1) {
+    group.add(program::Repeat(static_cast<unsigned>(accumulation_ - 1),
+                              program::Sequence({body_, after_, next}, loop_ + "/mini_batch"),
+                              loop_ + "/accumulate"));
+  }
+  group.add(last);
+  main_.add(program::Repeat(static_cast<unsigned>(iterations_ / accumulation_), group, loop_));
+  loop_.clear();
+  iterations_ = 1;
+  accumulation_ = 0;
+  after_update_ = false;
+  pipeline_.reset();
+  unit_ = -1;
+}
+
+absl::Status EmissionState::OpenAfterUpdate() {
+  if (accumulation_ < 1 || pipeline_) {
+    return absl::InternalError(absl::StrCat(
+        "ops after the gradient accumulation update in loop '", loop_,
+        accumulation_ < 1 ? "', which has no update" : "', a pipeline",
+        ": the pass should have refused them"));
+  }
+  after_update_ = true;
+  return absl::OkStatus();
+}
+
 absl::Status EmissionState::OpenUpdatePhase(int64_t count) {
   if (loop_.empty() || count < 1 || iterations_ % count != 0) {
     return absl::InternalError(absl::StrCat(
@@ -87,7 +133,7 @@ const poplar_sim::Tensor* EmissionState::FindCarried(int64_t index) const {
 
 void EmissionState::CopyAtIterationEnd(poplar_sim::Tensor from,
                                        poplar_sim::Tensor to) {
-  (accumulation_ > 0 ? update_end_ : iteration_end_)
+  (accumulation_ > 0 && !after_update_ ? update_end_ : iteration_end_)
       .emplace_back(std::move(from), std::move(to));
 }
 

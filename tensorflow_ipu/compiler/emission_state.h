@@ -74,11 +74,12 @@ class EmissionState {
   // --- Programs
   // The cluster's program: what runs before, between and after loops.
   poplar_sim::program::Sequence& main_program() { return main_; }
-  // Where ops are emitted now: the open loop's update phase, the program
-  // of the pipeline unit being emitted, or the loop's body; else
-  // main_program().
+  // Where ops are emitted now: what follows the open loop's update, its
+  // update phase, the program of the pipeline unit being emitted, or the
+  // loop's body; else main_program().
   poplar_sim::program::Sequence& current_program() {
     if (loop_.empty()) return main_;
+    if (after_update_) return after_;
     if (accumulation_ > 0) return update_;
     if (pipeline_ && unit_ >= 0) return pipeline_->unit_program(unit_);
     return body_;
@@ -97,6 +98,12 @@ class EmissionState {
   // loop becomes Repeat(iterations / count, {Repeat(count, body), update}).
   absl::Status OpenUpdatePhase(int64_t count);
   bool in_update_phase() const { return accumulation_ > 0; }
+  // The rest of the open loop's ops wait for the update but run every
+  // iteration: the loop becomes Repeat(iterations / count, {Repeat(count -
+  // 1, {body, after}), body, update, after}), the next carried values
+  // copied at the end of each iteration (gradient_accumulation.h).
+  absl::Status OpenAfterUpdate();
+  bool after_update() const { return after_update_; }
   // Pipelining: the open loop is a pipeline (pipeline_emission.h); its
   // iterations are repeat_count x the timetable's depth, and gradient
   // accumulation over the depth (the update phase) follows each run of the
@@ -110,7 +117,7 @@ class EmissionState {
   // iterations, or iterations / count in the update phase (an outfeed
   // there sends one record per weight update).
   int64_t phase_iterations() const {
-    return accumulation_ > 0 ? iterations_ / accumulation_ : iterations_;
+    return accumulation_ > 0 && !after_update_ ? iterations_ / accumulation_ : iterations_;
   }
   // Loop-carried value `index` of the open loop: its own tensor, which the
   // body reads and which holds the value after the loop.
@@ -119,7 +126,7 @@ class EmissionState {
   const poplar_sim::Tensor* FindCarried(int64_t index) const;
   // A copy done at the end of every iteration, after every op of the body
   // (the next iteration's carried value); in the update phase, at the end
-  // of the update.
+  // of the update; after the update, at the end of every iteration.
   void CopyAtIterationEnd(poplar_sim::Tensor from, poplar_sim::Tensor to);
 
   // --- Feeds: a host stream of `elements` elements per record, registered
@@ -181,6 +188,8 @@ class EmissionState {
   poplar_sim::program::Sequence body_;
   int64_t accumulation_ = 0;
   poplar_sim::program::Sequence update_;
+  bool after_update_ = false;
+  poplar_sim::program::Sequence after_;
   std::optional<PipelineEmission> pipeline_;
   int unit_ = -1;
   std::map<int64_t, poplar_sim::Tensor> carried_;
@@ -195,6 +204,8 @@ class EmissionState {
   absl::flat_hash_map<uint32_t, int> resource_of_var_;
   absl::flat_hash_set<int> snapshot_resources_;
   int num_counters_ = 0;
+
+  void CloseLoopWithOpsAfterUpdate();
 };
 
 }  // namespace compiler

@@ -57,6 +57,29 @@ absl::Status VerifyUsage(const ClusterIr& ir) {
   return absl::OkStatus();
 }
 
+// An op that would have to run both once per update (it is part of the
+// update or reads its values) and every mini-batch after it.
+absl::Status MixedPhases(const ClusterIr& ir, int op, int update, int after, int64_t count) {
+  const ClusterOp& o = ir.ops[op];
+  return absl::FailedPreconditionError(absl::StrCat(
+      "Op '", o.name(), "' (", o.op(), ") belongs to the gradient accumulation update, which "
+      "runs once every ", count, " mini batches (through '", ir.ops[update].name(),
+      "'), but depends on '", ir.ops[after].name(), "' (", ir.ops[after].op(),
+      "), which waits for the update and runs every mini batch; make it depend on one of "
+      "the two only"));
+}
+
+// A pipeline runs its micro-batches through the stages and then the update;
+// nothing of a micro-batch can follow the update.
+absl::Status WaitsInPipeline(const ClusterIr& ir, int op, int waited) {
+  const ClusterOp& o = ir.ops[op];
+  return absl::FailedPreconditionError(absl::StrCat(
+      "Op '", o.name(), "' (", o.op(), ") in a pipeline waits for the pipeline's weight "
+      "update (through '", ir.ops[waited].name(), "' (", ir.ops[waited].op(),
+      ")) without reading its values; in a pipeline nothing of a micro-batch can run after "
+      "the update: remove the control dependency"));
+}
+
 }  // namespace
 
 absl::StatusOr<bool> GradientAccumulation::Run(ClusterIr* ir) {
@@ -97,31 +120,56 @@ absl::StatusOr<bool> GradientAccumulation::Run(ClusterIr* ir) {
   if (count_of_loop.empty()) return false;
   RETURN_IF_ERROR(VerifyUsage(*ir));
 
-  // The update phase: marked ops and the loop's ops that depend on them.
+  // The update phase: marked ops and the loop's ops that read their values.
+  // After it: the ops that only wait for it (header).
   for (int i = 0; i < n; ++i) {
     ClusterOp& op = ir->ops[i];
-    const std::string loop = LoopOf(op);
-    auto it = count_of_loop.find(loop);
+    auto it = count_of_loop.find(LoopOf(op));
     if (it == count_of_loop.end()) continue;
-    bool update = MarkOf(op) != 0;
-    for (const ValueRef& v : op.inputs) update |= ir->ops[v.op].accumulation_count > 0;
-    for (int c : op.control_inputs) update |= ir->ops[c].accumulation_count > 0;
-    if (update) op.accumulation_count = it->second;
+    int update_source = MarkOf(op) != 0 ? i : -1;  // an update op it is or reads
+    int waited = -1;                                // an update op it waits for
+    int after_source = -1;                          // an after-update op it depends on
+    // A NoOp does nothing, so running it less often loses nothing: one that
+    // waits for the update (the loop's body_end) joins it unless it also
+    // waits for an op after it.
+    const bool no_op = op.op() == "NoOp";
+    for (const ValueRef& v : op.inputs) {
+      if (ir->ops[v.op].accumulation_count > 0) update_source = v.op;
+      if (ir->ops[v.op].after_update) after_source = v.op;
+    }
+    for (int c : op.control_inputs) {
+      if (ir->ops[c].accumulation_count > 0) (no_op ? update_source : waited) = c;
+      if (ir->ops[c].after_update) after_source = c;
+    }
+    if (no_op && MarkOf(op) == 0 && after_source >= 0) {
+      op.after_update = true;
+    } else if (update_source >= 0) {
+      if (after_source >= 0) return MixedPhases(*ir, i, update_source, after_source, it->second);
+      op.accumulation_count = it->second;
+    } else if (waited >= 0 || after_source >= 0) {
+      if (op.def.attr().find(kPipelineDepthAttr) != op.def.attr().end()) {
+        return WaitsInPipeline(*ir, i, waited >= 0 ? waited : after_source);
+      }
+      op.after_update = true;
+    }
   }
   // Within each loop's run of ops (contiguous after loop formation), the
-  // body first, then the update; each keeps its order, so the result is
-  // still topological (no body op depends on an update op).
+  // body first, then the update, then what follows it; each keeps its
+  // order, so the result is still topological (no body op depends on a
+  // later phase, and no update op on an after-update op).
   std::vector<int> order;
   order.reserve(n);
+  auto phase = [&](int i) {
+    return ir->ops[i].accumulation_count > 0 ? 1 : ir->ops[i].after_update ? 2 : 0;
+  };
   for (int begin = 0; begin < n;) {
     int end = begin + 1;
     const std::string loop = LoopOf(ir->ops[begin]);
     while (end < n && LoopOf(ir->ops[end]) == loop) ++end;
-    for (int i = begin; i < end; ++i) {
-      if (ir->ops[i].accumulation_count == 0) order.push_back(i);
-    }
-    for (int i = begin; i < end; ++i) {
-      if (ir->ops[i].accumulation_count > 0) order.push_back(i);
+    for (int p = 0; p < 3; ++p) {
+      for (int i = begin; i < end; ++i) {
+        if (phase(i) == p) order.push_back(i);
+      }
     }
     begin = end;
   }

@@ -176,6 +176,61 @@ TEST(GradientAccumulationTest, UpdateAndItsDependentsMoveAfterTheBody) {
   EXPECT_EQ(ir.ops[4].inputs[0].op, 3);  // inputs follow the new order
 }
 
+// `waits` has a control dependency on the update and reads the body's
+// `grad`; `reads_both` reads `update` and, with `mixed`, `waits`.
+ClusterIr WaitingIr(bool mixed, bool pipelined = false) {
+  ClusterIr ir = AccumulationIr(8, 4);
+  NodeDef waits = Def("waits", "Neg");
+  (*waits.mutable_attr())[kLoopAttr] = MakeAttrValue(std::string("loop_0"));
+  (*waits.mutable_attr())[kLoopCountAttr] = MakeAttrValue(int64_t{8});
+  if (pipelined) (*waits.mutable_attr())[kPipelineDepthAttr] = MakeAttrValue(int64_t{4});
+  NodeDef reads_both = waits;
+  reads_both.set_name("reads_both");
+  int w = ir.AddOp(waits, {{1, 0}}, {DT_FLOAT}, {TensorShape({2})});
+  ir.ops[w].control_inputs.push_back(2);  // update
+  std::vector<ValueRef> in = {{2, 0}};
+  if (mixed) in.push_back({w, 0});
+  ir.AddOp(reads_both, in, {DT_FLOAT}, {TensorShape({2})});
+  return ir;
+}
+
+// A control dependency on the update orders an op after it without making
+// it run less often: it runs every iteration, after the update.
+TEST(GradientAccumulationTest, OpsThatOnlyWaitForTheUpdateFollowItEveryIteration) {
+  ClusterIr ir = WaitingIr(/*mixed=*/false);
+  ASSERT_TRUE(GradientAccumulation().Run(&ir).ok());
+  std::vector<std::string> names;
+  std::vector<int64_t> counts;
+  std::vector<bool> after;
+  for (const ClusterOp& op : ir.ops) {
+    names.push_back(op.name());
+    counts.push_back(op.accumulation_count);
+    after.push_back(op.after_update);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"x:0", "grad", "loss", "update", "after_update",
+                                             "reads_both", "waits"}));
+  EXPECT_EQ(counts, (std::vector<int64_t>{0, 0, 0, 4, 4, 4, 0}));
+  EXPECT_EQ(after, (std::vector<bool>{false, false, false, false, false, false, true}));
+}
+
+TEST(GradientAccumulationTest, AnOpCannotBothReadTheUpdateAndFollowIt) {
+  ClusterIr mixed = WaitingIr(/*mixed=*/true);
+  absl::Status s = GradientAccumulation().Run(&mixed).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("Op 'reads_both' (Neg) belongs to the gradient accumulation "
+                             "update, which runs once every 4 mini batches (through 'update'), "
+                             "but depends on 'waits' (Neg)"),
+            std::string::npos)
+      << s;
+  ClusterIr pipelined = WaitingIr(/*mixed=*/false, /*pipelined=*/true);
+  s = GradientAccumulation().Run(&pipelined).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("Op 'waits' (Neg) in a pipeline waits for the pipeline's weight "
+                             "update (through 'update' (Neg))"),
+            std::string::npos)
+      << s;
+}
+
 TEST(GradientAccumulationTest, TheVerifiersErrors) {
   ClusterIr odd = AccumulationIr(6, 4);
   absl::Status s = GradientAccumulation().Run(&odd).status();
