@@ -331,10 +331,9 @@ absl::StatusOr<Program> ModelGraph::BuildIpu(const ProgramConfig& config) {
               if (training) {
                 absl::StatusOr<Operation> step = opt->minimize(b, (*lm)[0]);
                 if (!Record(b, step)) return std::vector<Output>{};
-                // No control dependency of the enqueue on the update: with
-                // gradient accumulation such an enqueue outfeeds garbage
-                // (a compiler bug, noted for the planners); the values
-                // are the step's either way.
+                // The enqueue does not wait for the update: the values are
+                // the step's either way, and with gradient accumulation an
+                // op waiting for the update runs after it in the program.
                 ops.push_back(*step);
                 ops.push_back(outfeed.enqueue(b, *lm));
               } else {
