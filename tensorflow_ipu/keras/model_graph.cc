@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/cc/variables/variable_scope.h"
 #include "tensorflow_ipu/core/status_macros.h"
@@ -235,8 +236,43 @@ absl::Status ModelGraph::Prepare() {
   return EnsureVariables();
 }
 
+namespace {
+
+// What makes two calls able to share a program: the mode, the step and
+// replica counts, and the types and shapes of the batches.
+std::string ProgramKey(const ProgramConfig& c) {
+  std::string key = absl::StrCat(static_cast<int>(c.mode), "/", c.steps_per_execution, "/",
+                                 c.replicas, "/", DataTypeString(c.label_dtype), "[",
+                                 absl::StrJoin(c.label_shape, ","), "]");
+  if (c.dataset) {
+    const std::vector<DataType> types = c.dataset->output_types();
+    const std::vector<TensorShape> shapes = c.dataset->output_shapes();
+    for (size_t i = 0; i < types.size(); ++i) {
+      absl::StrAppend(&key, "/", DataTypeString(types[i]), shapes[i].DebugString());
+    }
+  }
+  return key;
+}
+
+}  // namespace
+
 absl::StatusOr<Program> ModelGraph::Build(const ProgramConfig& config) {
   RETURN_IF_ERROR(Prepare());
+  // Keras keeps its compiled functions until compile() or a setting
+  // changes them; so does this cache, so a second fit neither grows the
+  // graph nor recompiles. On the IPU the new data is registered under the
+  // program's infeed name, and the infeed restarts on it.
+  const std::string key = ProgramKey(config);
+  auto cached = programs_.find(key);
+  if (cached != programs_.end()) {
+    Program p = cached->second;
+    p.config = config;
+    if (p.on_ipu) {
+      RETURN_IF_ERROR(ipu::IPUInfeedQueue::Create(*config.dataset, p.feed_name).status());
+      RETURN_IF_ERROR(session_->Run({}, {}, {p.infeed_initializer}, nullptr));
+    }
+    return p;
+  }
   // A program that fails to build (bad data for the model) must not leave
   // its error on the graph, or the model could never run again: build it
   // in a scope with its own status, and keep the graph's own scope.
@@ -244,6 +280,7 @@ absl::StatusOr<Program> ModelGraph::Build(const ProgramConfig& config) {
   root_ = root_.WithFreshStatus();
   absl::StatusOr<Program> p = BuildProgram(config);
   root_ = graph_scope;
+  if (p.ok()) programs_.emplace(key, *p);
   return p;
 }
 
@@ -260,7 +297,6 @@ absl::StatusOr<Program> ModelGraph::BuildProgram(const ProgramConfig& config) {
   RETURN_IF_ERROR(root_.status());
   RETURN_IF_ERROR(InitializeNewVariables());
   if (p->on_ipu) RETURN_IF_ERROR(session_->Run({}, {}, {p->infeed_initializer}, nullptr));
-  ++programs_built_;
   return p;
 }
 
@@ -348,6 +384,7 @@ absl::StatusOr<Program> ModelGraph::BuildIpu(const ProgramConfig& config) {
           {}));
   RETURN_IF_ERROR(root_.status());
   p.run = loop[0].op();
+  p.feed_name = infeed.feed_name();
   p.infeed_initializer = infeed.initializer(root_);
   p.dequeue = outfeed.dequeue(root_);
   return p;
@@ -447,6 +484,7 @@ absl::StatusOr<Program> ModelGraph::BuildIpuPipeline(const ProgramConfig& config
           {}));
   RETURN_IF_ERROR(root_.status());
   p.run = program[0].op();
+  p.feed_name = infeed.feed_name();
   p.infeed_initializer = infeed.initializer(root_);
   p.dequeue = outfeed.dequeue(root_);
   return p;

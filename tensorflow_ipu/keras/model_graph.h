@@ -50,6 +50,7 @@ struct Program {
   ProgramConfig config;
   bool on_ipu = false;
   Operation run;
+  std::string feed_name;  // the infeed's, to give it a later call's data
   Operation infeed_initializer;
   std::vector<Output> dequeue;
   Output x, y;
@@ -61,8 +62,8 @@ class ModelGraph {
  public:
   explicit ModelGraph(Model* model);
 
-  // Forget built programs (a setting changed); variables stay.
-  void DiscardPrograms() { programs_built_ = 0; }
+  // Forget built programs (compile() or a setting changed); variables stay.
+  void DiscardPrograms() { programs_.clear(); }
   absl::StatusOr<Program> Build(const ProgramConfig& config);
   // Resolves the pipeline stages and creates the variables (Build does
   // it too); before shards() is asked.
@@ -103,7 +104,8 @@ class ModelGraph {
   std::vector<int> node_stage_;       // per model node; 0 when not pipelined
   std::vector<int> stage_device_;     // per stage: the shard it runs on
   std::vector<std::unique_ptr<train::Optimizer>> optimizers_;  // kept for the graph's life
-  int programs_built_ = 0;
+  // Built programs by ProgramKey (model_graph.cc), reused by later calls.
+  std::map<std::string, Program> programs_;
 };
 
 }  // namespace keras

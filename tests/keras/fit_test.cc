@@ -121,6 +121,34 @@ TEST_F(FitTest, ModelTrainedOnTheIpuEvaluatesOnTheCpu) {
   }
 }
 
+// A second fit (and an evaluate after it) reuses the programs built by the
+// first: the cluster is not compiled again, and training continues.
+TEST_F(FitTest, SecondFitReusesTheCompiledProgram) {
+  Configure(1);
+  testing::QuadrantData d = testing::MakeQuadrants(64);
+  testing::QuadrantData other = testing::MakeQuadrants(64, /*seed=*/9);
+  ipu::ipu_strategy::IPUStrategy strategy;
+  auto scope = strategy.scope();
+  TF_ASSERT_OK_AND_ASSIGN(auto model, SmallCnn());
+  TF_ASSERT_OK(model->compile(keras::optimizers::SGD(0.1), "categorical_crossentropy",
+                              {"accuracy"}, 4));
+  TF_ASSERT_OK_AND_ASSIGN(keras::callbacks::History first,
+                          model->fit(d.x, d.y_onehot, {.batch_size = 16, .verbose = 0}));
+  ASSERT_EQ(model->last_execution_profile().clusters.size(), 1u);
+  EXPECT_TRUE(model->last_execution_profile().clusters[0].compiled);
+  // Other data of the same shapes: the same program, fed the new data.
+  TF_ASSERT_OK_AND_ASSIGN(keras::callbacks::History second,
+                          model->fit(other.x, other.y_onehot, {.batch_size = 16, .verbose = 0}));
+  ASSERT_EQ(model->last_execution_profile().clusters.size(), 1u);
+  EXPECT_FALSE(model->last_execution_profile().clusters[0].compiled);
+  EXPECT_NE(first.history["loss"][0], second.history["loss"][0]);
+  // compile() discards the programs, as Keras's does.
+  TF_ASSERT_OK(model->compile(keras::optimizers::SGD(0.1), "categorical_crossentropy",
+                              {"accuracy"}, 4));
+  TF_ASSERT_OK(model->fit(d.x, d.y_onehot, {.batch_size = 16, .verbose = 0}).status());
+  EXPECT_TRUE(model->last_execution_profile().clusters[0].compiled);
+}
+
 // Not a terminal (the test's stdout is a file): one line per epoch, in
 // Keras's format.
 TEST_F(FitTest, ProgressBarPrintsOneKerasLinePerEpoch) {
