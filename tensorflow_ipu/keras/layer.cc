@@ -2,7 +2,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/cc/ops/standard_ops.h"
+#include "tensorflow_ipu/keras/activations.h"
 #include "tensorflow_ipu/keras/backend.h"
+#include "tensorflow_ipu/keras/initializers.h"
 #include "tensorflow_ipu/keras/pipeline_stage.h"
 
 namespace tensorflow_ipu {
@@ -97,6 +100,32 @@ KerasTensor Layer::OutputOf(int node_index) {
   t.dtype_ = nodes_[node_index].inputs.empty() ? source_dtype_
                                                : nodes_[node_index].inputs[0].dtype();
   return t;
+}
+
+absl::StatusOr<Output> ActivatedLayer::Call(const Scope& scope, const Output& input,
+                                             const std::vector<Output>& weights,
+                                             bool training) const {
+  ASSIGN_OR_RETURN(Output y, CallWithoutActivation(scope, input, weights, training));
+  return activations::Apply(scope, activation_, y);
+}
+
+absl::Status ActivatedLayer::AddKernelAndBias(const Shape& kernel_shape, bool use_bias,
+                                              const std::string& kernel_initializer,
+                                              const std::string& bias_initializer) {
+  RETURN_IF_ERROR(activations::Validate(activation_));
+  ASSIGN_OR_RETURN(Initializer kernel,
+                   initializers::Get(kernel_initializer, name(), "kernel"));
+  AddWeight("kernel", kernel_shape, kernel);
+  if (use_bias) {
+    ASSIGN_OR_RETURN(Initializer bias, initializers::Get(bias_initializer, name(), "bias"));
+    AddWeight("bias", {kernel_shape.back()}, bias);
+  }
+  return absl::OkStatus();
+}
+
+Output ActivatedLayer::MaybeAddBias(const Scope& scope, Output y,
+                                    const std::vector<Output>& weights) const {
+  return weights.size() > 1 ? Output(ops::BiasAdd(scope, y, weights[1])) : y;
 }
 
 void Layer::set_pipeline_stage(int node_index, std::optional<int> stage) {

@@ -143,6 +143,35 @@ class Layer : public std::enable_shared_from_this<Layer> {
   DataType source_dtype_ = DT_FLOAT;  // of an InputLayer's node
 };
 
+// A layer whose output is activation(its own computation), as Dense and
+// Conv2D: it implements CallWithoutActivation; Call applies the
+// activation. Build helpers add Keras's kernel and bias weights.
+class ActivatedLayer : public Layer {
+ public:
+  absl::StatusOr<Output> Call(const Scope& scope, const Output& input,
+                              const std::vector<Output>& weights,
+                              bool training) const final;
+  absl::StatusOr<Output> CallWithoutActivation(const Scope& scope, const Output& input,
+                                               const std::vector<Output>& weights,
+                                               bool training) const override = 0;
+  std::string activation() const final { return activation_; }
+
+ protected:
+  ActivatedLayer(std::string class_name, const std::string& name, std::string activation)
+      : Layer(std::move(class_name), name), activation_(std::move(activation)) {}
+  // Checks the activation's name, then adds "kernel" of `kernel_shape`
+  // and, with `use_bias`, "bias" of the kernel's last dimension, with the
+  // named initializers.
+  absl::Status AddKernelAndBias(const Shape& kernel_shape, bool use_bias,
+                                const std::string& kernel_initializer,
+                                const std::string& bias_initializer);
+  // y + bias (the last weight) when the layer has a bias.
+  Output MaybeAddBias(const Scope& scope, Output y, const std::vector<Output>& weights) const;
+
+ private:
+  std::string activation_;
+};
+
 // A copyable handle to a layer, so that `layers::Dense(10)(x)` reads as in
 // Python while the layer outlives the expression. Each layer defines its
 // handle with the layer's constructor arguments.

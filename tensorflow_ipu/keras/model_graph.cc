@@ -288,8 +288,6 @@ absl::StatusOr<Program> ModelGraph::BuildProgram(const ProgramConfig& config) {
   absl::StatusOr<Program> p;
   if (!model_->on_ipu()) {
     p = BuildCpu(config);
-  } else if (model_->pipelined_) {
-    p = BuildIpuPipeline(config);
   } else {
     p = BuildIpu(config);
   }
@@ -337,6 +335,17 @@ absl::StatusOr<Program> ModelGraph::BuildIpu(const ProgramConfig& config) {
   ASSIGN_OR_RETURN(ipu::IPUInfeedQueue infeed,
                    ipu::IPUInfeedQueue::Create(*config.dataset, UniqueFeedName(tag, "infeed")));
   ipu::IPUOutfeedQueue outfeed(UniqueFeedName(tag, "outfeed"));
+  ASSIGN_OR_RETURN(p.run, model_->pipelined_ ? PipelineProgram(config, infeed, outfeed)
+                                             : LoopProgram(config, infeed, outfeed));
+  p.feed_name = infeed.feed_name();
+  p.infeed_initializer = infeed.initializer(root_);
+  p.dequeue = outfeed.dequeue(root_);
+  return p;
+}
+
+absl::StatusOr<Operation> ModelGraph::LoopProgram(const ProgramConfig& config,
+                                                  const ipu::IPUInfeedQueue& infeed,
+                                                  ipu::IPUOutfeedQueue& outfeed) {
   const bool training = config.mode == Mode::kTrain;
   train::Optimizer* opt = nullptr;
   if (training) {
@@ -383,21 +392,12 @@ absl::StatusOr<Program> ModelGraph::BuildIpu(const ProgramConfig& config) {
           },
           {}));
   RETURN_IF_ERROR(root_.status());
-  p.run = loop[0].op();
-  p.feed_name = infeed.feed_name();
-  p.infeed_initializer = infeed.initializer(root_);
-  p.dequeue = outfeed.dequeue(root_);
-  return p;
+  return loop[0].op();
 }
 
-absl::StatusOr<Program> ModelGraph::BuildIpuPipeline(const ProgramConfig& config) {
-  Program p;
-  p.config = config;
-  p.on_ipu = true;
-  const std::string tag = model_->name();
-  ASSIGN_OR_RETURN(ipu::IPUInfeedQueue infeed,
-                   ipu::IPUInfeedQueue::Create(*config.dataset, UniqueFeedName(tag, "infeed")));
-  ipu::IPUOutfeedQueue outfeed(UniqueFeedName(tag, "outfeed"));
+absl::StatusOr<Operation> ModelGraph::PipelineProgram(const ProgramConfig& config,
+                                                      const ipu::IPUInfeedQueue& infeed,
+                                                      ipu::IPUOutfeedQueue& outfeed) {
   const bool training = config.mode == Mode::kTrain;
   const bool predict = config.mode == Mode::kPredict;
   const auto& nodes = model_->nodes_;
@@ -483,11 +483,7 @@ absl::StatusOr<Program> ModelGraph::BuildIpuPipeline(const ProgramConfig& config
           },
           {}));
   RETURN_IF_ERROR(root_.status());
-  p.run = program[0].op();
-  p.feed_name = infeed.feed_name();
-  p.infeed_initializer = infeed.initializer(root_);
-  p.dequeue = outfeed.dequeue(root_);
-  return p;
+  return program[0].op();
 }
 
 absl::StatusOr<std::vector<std::string>> ModelGraph::WeightKeys() {

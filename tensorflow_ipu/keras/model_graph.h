@@ -20,6 +20,7 @@
 #include "tensorflow_ipu/cc/scope.h"
 #include "tensorflow_ipu/cc/variables/variable.h"
 #include "tensorflow_ipu/data/dataset.h"
+#include "tensorflow_ipu/ipu/feeds.h"
 #include "tensorflow_ipu/train/optimizer.h"
 
 namespace tensorflow_ipu {
@@ -91,8 +92,15 @@ class ModelGraph {
                                                      Output y_pred, Output logits) const;
   absl::StatusOr<train::Optimizer*> TrainingOptimizer(int64_t replicas);
   absl::StatusOr<Program> BuildProgram(const ProgramConfig& config);
+  // The IPU's program: its feeds, and the op running one execution, an
+  // on-device loop or a pipeline.
   absl::StatusOr<Program> BuildIpu(const ProgramConfig& config);
-  absl::StatusOr<Program> BuildIpuPipeline(const ProgramConfig& config);
+  absl::StatusOr<Operation> LoopProgram(const ProgramConfig& config,
+                                        const ipu::IPUInfeedQueue& infeed,
+                                        ipu::IPUOutfeedQueue& outfeed);
+  absl::StatusOr<Operation> PipelineProgram(const ProgramConfig& config,
+                                            const ipu::IPUInfeedQueue& infeed,
+                                            ipu::IPUOutfeedQueue& outfeed);
   absl::StatusOr<Program> BuildCpu(const ProgramConfig& config);
   Scope IpuScopeForStage(int stage) const;
 

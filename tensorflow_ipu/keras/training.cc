@@ -165,6 +165,14 @@ struct PreparedCall {
 };
 }  // namespace internal
 
+// The host's iterator over the batches of a CPU program (none on the IPU,
+// whose infeed reads them).
+static absl::StatusOr<std::unique_ptr<data::Iterator>> CpuBatches(
+    const internal::PreparedCall& prep) {
+  if (prep.program.on_ipu) return std::unique_ptr<data::Iterator>();
+  return prep.cpu_data->MakeIterator();
+}
+
 static absl::StatusOr<int64_t> ModelReplicas(const Model& model, ModelGraph& graph,
                                              const std::string& device) {
   if (!model.on_ipu()) return 1;
@@ -533,10 +541,7 @@ absl::StatusOr<callbacks::History> Model::Fit(const CallData& d, const FitOption
   }
   ASSIGN_OR_RETURN(internal::PreparedCall prep, Prepare(d, Mode::kTrain, options.steps_per_epoch,
                                           options.shuffle));
-  std::unique_ptr<data::Iterator> cpu_batches;
-  if (!prep.program.on_ipu) {
-    ASSIGN_OR_RETURN(cpu_batches, prep.cpu_data->MakeIterator());
-  }
+  ASSIGN_OR_RETURN(std::unique_ptr<data::Iterator> cpu_batches, CpuBatches(prep));
   callbacks::History history;
   callbacks::Callback::Params params;
   params.verbose = options.verbose;
@@ -595,10 +600,7 @@ absl::StatusOr<std::vector<double>> Model::evaluate(const data::Dataset& dataset
 absl::StatusOr<std::vector<double>> Model::Evaluate(const CallData& d,
                                                     const EvaluateOptions& options) {
   ASSIGN_OR_RETURN(internal::PreparedCall prep, Prepare(d, Mode::kTest, options.steps, false));
-  std::unique_ptr<data::Iterator> cpu_batches;
-  if (!prep.program.on_ipu) {
-    ASSIGN_OR_RETURN(cpu_batches, prep.cpu_data->MakeIterator());
-  }
+  ASSIGN_OR_RETURN(std::unique_ptr<data::Iterator> cpu_batches, CpuBatches(prep));
   callbacks::Callback::Params params;
   params.verbose = options.verbose;
   params.steps = prep.plan.steps;
@@ -619,10 +621,7 @@ absl::StatusOr<std::vector<double>> Model::Evaluate(const CallData& d,
 absl::StatusOr<Tensor> Model::predict(const Tensor& x, const PredictOptions& options) {
   ASSIGN_OR_RETURN(CallData d, FromTensors(x, nullptr, options.batch_size));
   ASSIGN_OR_RETURN(internal::PreparedCall prep, Prepare(d, Mode::kPredict, options.steps, false));
-  std::unique_ptr<data::Iterator> cpu_batches;
-  if (!prep.program.on_ipu) {
-    ASSIGN_OR_RETURN(cpu_batches, prep.cpu_data->MakeIterator());
-  }
+  ASSIGN_OR_RETURN(std::unique_ptr<data::Iterator> cpu_batches, CpuBatches(prep));
   callbacks::Callback::Params params;
   params.verbose = options.verbose;
   params.steps = prep.plan.steps;

@@ -7,12 +7,7 @@ namespace keras {
 namespace layers {
 
 absl::Status ActivationLayer::Build(const Shape&) {
-  return activations::Validate(activation_);
-}
-
-absl::StatusOr<Output> ActivationLayer::Call(const Scope& scope, const Output& input,
-                                             const std::vector<Output>&, bool) const {
-  return activations::Apply(scope, activation_, input);
+  return activations::Validate(activation());
 }
 
 }  // namespace layers

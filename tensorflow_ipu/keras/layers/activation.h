@@ -11,28 +11,21 @@ namespace tensorflow_ipu {
 namespace keras {
 namespace layers {
 
-class ActivationLayer : public Layer {
+class ActivationLayer : public ActivatedLayer {
  public:
   ActivationLayer(std::string activation, const std::string& name)
-      : Layer("Activation", name), activation_(std::move(activation)) {}
-  absl::StatusOr<Output> Call(const Scope& scope, const Output& input,
-                              const std::vector<Output>& weights,
-                              bool training) const override;
+      : ActivatedLayer("Activation", name, std::move(activation)) {}
   absl::StatusOr<Output> CallWithoutActivation(const Scope&, const Output& input,
                                                const std::vector<Output>&,
                                                bool) const override {
     return input;
   }
-  std::string activation() const override { return activation_; }
   absl::StatusOr<Shape> ComputeOutputShape(const Shape& input_shape) const override {
     return input_shape;
   }
 
  protected:
   absl::Status Build(const Shape& input_shape) override;
-
- private:
-  std::string activation_;
 };
 
 class Activation : public LayerHandle<ActivationLayer> {

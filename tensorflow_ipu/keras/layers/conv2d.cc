@@ -3,8 +3,6 @@
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/core/status_macros.h"
-#include "tensorflow_ipu/keras/activations.h"
-#include "tensorflow_ipu/keras/initializers.h"
 
 namespace tensorflow_ipu {
 namespace keras {
@@ -39,7 +37,7 @@ absl::StatusOr<int64_t> WindowOutputSize(const std::string& layer, int64_t in,
 
 Conv2DLayer::Conv2DLayer(int64_t filters, std::array<int64_t, 2> kernel_size,
                          Conv2DOptions options)
-    : Layer("Conv2D", options.name),
+    : ActivatedLayer("Conv2D", options.name, options.activation),
       filters_(filters),
       kernel_size_(kernel_size),
       options_(std::move(options)) {}
@@ -50,22 +48,15 @@ absl::Status Conv2DLayer::Build(const Shape& input_shape) {
         "Invalid value for argument `filters` of layer \"", name(),
         "\". Expected a strictly positive value. Received filters=", filters_));
   }
-  RETURN_IF_ERROR(activations::Validate(options_.activation));
   if (input_shape.size() != 4 || input_shape[3] < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Input 0 of layer \"", name(), "\" is incompatible with the layer: expected "
         "ndim=4 (batch, height, width, channels), found ndim=", input_shape.size(),
         ". Full shape received: ", ShapeString(input_shape)));
   }
-  ASSIGN_OR_RETURN(Initializer kernel,
-                   initializers::Get(options_.kernel_initializer, name(), "kernel"));
-  AddWeight("kernel", {kernel_size_[0], kernel_size_[1], input_shape[3], filters_}, kernel);
-  if (options_.use_bias) {
-    ASSIGN_OR_RETURN(Initializer bias,
-                     initializers::Get(options_.bias_initializer, name(), "bias"));
-    AddWeight("bias", {filters_}, bias);
-  }
-  return absl::OkStatus();
+  return AddKernelAndBias({kernel_size_[0], kernel_size_[1], input_shape[3], filters_},
+                          options_.use_bias, options_.kernel_initializer,
+                          options_.bias_initializer);
 }
 
 absl::StatusOr<Shape> Conv2DLayer::ComputeOutputShape(const Shape& in) const {
@@ -81,17 +72,10 @@ absl::StatusOr<Output> Conv2DLayer::CallWithoutActivation(const Scope& scope,
                                                           const std::vector<Output>& weights,
                                                           bool) const {
   ASSIGN_OR_RETURN(std::string padding, PaddingAttr(name(), options_.padding));
-  Output y = ops::Conv2D(scope, input, weights[0],
-                         {1, options_.strides[0], options_.strides[1], 1}, padding);
-  if (options_.use_bias) y = ops::BiasAdd(scope, y, weights[1]);
-  return y;
-}
-
-absl::StatusOr<Output> Conv2DLayer::Call(const Scope& scope, const Output& input,
-                                         const std::vector<Output>& weights,
-                                         bool training) const {
-  ASSIGN_OR_RETURN(Output y, CallWithoutActivation(scope, input, weights, training));
-  return activations::Apply(scope, options_.activation, y);
+  return MaybeAddBias(scope,
+                      ops::Conv2D(scope, input, weights[0],
+                                  {1, options_.strides[0], options_.strides[1], 1}, padding),
+                      weights);
 }
 
 }  // namespace layers

@@ -24,16 +24,12 @@ struct Conv2DOptions {
   std::string name;
 };
 
-class Conv2DLayer : public Layer {
+class Conv2DLayer : public ActivatedLayer {
  public:
   Conv2DLayer(int64_t filters, std::array<int64_t, 2> kernel_size, Conv2DOptions options);
-  absl::StatusOr<Output> Call(const Scope& scope, const Output& input,
-                              const std::vector<Output>& weights,
-                              bool training) const override;
   absl::StatusOr<Output> CallWithoutActivation(const Scope& scope, const Output& input,
                                                const std::vector<Output>& weights,
                                                bool training) const override;
-  std::string activation() const override { return options_.activation; }
   absl::StatusOr<Shape> ComputeOutputShape(const Shape& input_shape) const override;
 
  protected:

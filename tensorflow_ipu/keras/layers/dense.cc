@@ -3,15 +3,15 @@
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/core/status_macros.h"
-#include "tensorflow_ipu/keras/activations.h"
-#include "tensorflow_ipu/keras/initializers.h"
 
 namespace tensorflow_ipu {
 namespace keras {
 namespace layers {
 
 DenseLayer::DenseLayer(int64_t units, DenseOptions options)
-    : Layer("Dense", options.name), units_(units), options_(std::move(options)) {}
+    : ActivatedLayer("Dense", options.name, options.activation),
+      units_(units),
+      options_(std::move(options)) {}
 
 absl::Status DenseLayer::Build(const Shape& input_shape) {
   if (units_ < 1) {
@@ -19,22 +19,14 @@ absl::Status DenseLayer::Build(const Shape& input_shape) {
         "Received an invalid value for `units` of layer \"", name(), "\", expected a "
         "positive integer. Received: units=", units_));
   }
-  RETURN_IF_ERROR(activations::Validate(options_.activation));
   if (input_shape.size() != 2 || input_shape[1] < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Input 0 of layer \"", name(), "\" is incompatible with the layer: expected "
         "min_ndim=2 and a known last dimension, found shape=", ShapeString(input_shape),
         ". Dense takes [batch, features]; put a Flatten layer before it"));
   }
-  ASSIGN_OR_RETURN(Initializer kernel,
-                   initializers::Get(options_.kernel_initializer, name(), "kernel"));
-  AddWeight("kernel", {input_shape[1], units_}, kernel);
-  if (options_.use_bias) {
-    ASSIGN_OR_RETURN(Initializer bias,
-                     initializers::Get(options_.bias_initializer, name(), "bias"));
-    AddWeight("bias", {units_}, bias);
-  }
-  return absl::OkStatus();
+  return AddKernelAndBias({input_shape[1], units_}, options_.use_bias,
+                          options_.kernel_initializer, options_.bias_initializer);
 }
 
 absl::StatusOr<Shape> DenseLayer::ComputeOutputShape(const Shape& input_shape) const {
@@ -45,16 +37,7 @@ absl::StatusOr<Output> DenseLayer::CallWithoutActivation(const Scope& scope,
                                                          const Output& input,
                                                          const std::vector<Output>& weights,
                                                          bool) const {
-  Output y = ops::MatMul(scope, input, weights[0]);
-  if (options_.use_bias) y = ops::BiasAdd(scope, y, weights[1]);
-  return y;
-}
-
-absl::StatusOr<Output> DenseLayer::Call(const Scope& scope, const Output& input,
-                                        const std::vector<Output>& weights,
-                                        bool training) const {
-  ASSIGN_OR_RETURN(Output y, CallWithoutActivation(scope, input, weights, training));
-  return activations::Apply(scope, options_.activation, y);
+  return MaybeAddBias(scope, ops::MatMul(scope, input, weights[0]), weights);
 }
 
 }  // namespace layers

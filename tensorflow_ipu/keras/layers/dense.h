@@ -20,16 +20,12 @@ struct DenseOptions {
   std::string name;
 };
 
-class DenseLayer : public Layer {
+class DenseLayer : public ActivatedLayer {
  public:
   DenseLayer(int64_t units, DenseOptions options);
-  absl::StatusOr<Output> Call(const Scope& scope, const Output& input,
-                              const std::vector<Output>& weights,
-                              bool training) const override;
   absl::StatusOr<Output> CallWithoutActivation(const Scope& scope, const Output& input,
                                                const std::vector<Output>& weights,
                                                bool training) const override;
-  std::string activation() const override { return options_.activation; }
   absl::StatusOr<Shape> ComputeOutputShape(const Shape& input_shape) const override;
 
  protected:
