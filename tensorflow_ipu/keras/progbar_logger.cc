@@ -24,7 +24,11 @@ void ProgbarLogger::Update(int64_t batch, const Logs& logs) {
 }
 
 void ProgbarLogger::Finalize(const Logs& logs) {
-  if (!bar_) bar_ = utils::MakeStdoutProgbar(params().steps, params().verbose);
+  if (!bar_) Start();
+  if (ipu_seconds_per_step_ > 0) {
+    bar_->set_step_time_note(" (IPU " + utils::FormatStepTime(ipu_seconds_per_step_) + ")");
+    ipu_seconds_per_step_ = 0;
+  }
   bar_->update(params().steps, logs.items(), true);
   bar_.reset();
 }

@@ -21,6 +21,10 @@ class ProgbarLogger : public Callback {
   // `in_fit`: evaluation inside fit (validation) draws nothing.
   explicit ProgbarLogger(bool in_fit) : in_fit_(in_fit) {}
 
+  // Shown beside the host's time per step at the end of this epoch:
+  // " (IPU 302us/step)", the simulated device time (Model::set_show_ipu_time).
+  void set_ipu_seconds_per_step(double seconds) { ipu_seconds_per_step_ = seconds; }
+
   void on_epoch_begin(int epoch, const Logs& logs) override;
   void on_epoch_end(int epoch, const Logs& logs) override;
   void on_train_batch_end(int64_t batch, const Logs& logs) override;
@@ -36,6 +40,7 @@ class ProgbarLogger : public Callback {
   void Update(int64_t batch, const Logs& logs);
   void Finalize(const Logs& logs);
   bool in_fit_;
+  double ipu_seconds_per_step_ = 0;
   std::unique_ptr<utils::Progbar> bar_;
 };
 

@@ -116,6 +116,7 @@ class CallbackList {
       c->set_params(params);
     }
   }
+  callbacks::ProgbarLogger& progbar() { return progbar_; }
   template <typename F>
   void Each(F f) {
     for (callbacks::Callback* c : list_) f(c);
@@ -570,11 +571,10 @@ absl::StatusOr<callbacks::History> Model::Fit(const CallData& d, const FitOption
                                 eval));
       for (size_t i = 0; i < names.size(); ++i) logs.Set("val_" + names[i], val[i]);
     }
-    cbs.Each([&](callbacks::Callback* c) { c->on_epoch_end(epoch, logs); });
-    if (show_ipu_time_ && prep.program.on_ipu && options.verbose != 0) {
-      std::cout << "Simulated IPU time: " << simulated << "s, "
-                << simulated / prep.plan.steps * 1e6 << "us/step" << std::endl;
+    if (show_ipu_time_ && prep.program.on_ipu) {
+      cbs.progbar().set_ipu_seconds_per_step(simulated / prep.plan.steps);
     }
+    cbs.Each([&](callbacks::Callback* c) { c->on_epoch_end(epoch, logs); });
   }
   last_simulated_seconds_ = fit_simulated;
   last_session_run_seconds_ = fit_run_seconds;

@@ -171,6 +171,17 @@ TEST_F(FitTest, ProgressBarPrintsOneKerasLinePerEpoch) {
       R"(Epoch 2/2\n4/4 \[==============================\] - \d+s \d+(s|ms|us)/step - )"
       R"(loss: \d\.\d{4} - accuracy: \d\.\d{4}\n)");
   EXPECT_TRUE(std::regex_match(out, line)) << out;
+  // With the simulated time shown beside the host's.
+  model->set_show_ipu_time(true);
+  std::ostringstream with_ipu;
+  old = std::cout.rdbuf(with_ipu.rdbuf());
+  absl::Status s = model->fit(d.x, d.y_onehot, {.epochs = 1, .batch_size = 16}).status();
+  std::cout.rdbuf(old);
+  TF_ASSERT_OK(s);
+  EXPECT_TRUE(std::regex_match(
+      with_ipu.str(),
+      std::regex(R"(4/4 \[=+\] - \d+s \d+(s|ms|us)/step \(IPU \d+(ms|us)/step\) - loss: .*\n)")))
+      << with_ipu.str();
   // The printed values are the epoch's logs.
   char loss[16];
   std::snprintf(loss, sizeof(loss), "loss: %.4f", h->history["loss"][1]);

@@ -3,7 +3,10 @@
 // vendor's checks of them, with their messages.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tensorflow_ipu/core/logging.h"
 #include "tensorflow_ipu/core/status_test_util.h"
+#include "tensorflow_ipu/data/dataset.h"
+#include "tensorflow_ipu/ipu/ipu_system.h"
 #include "tensorflow_ipu/ipu/ipu_strategy.h"
 #include "tensorflow_ipu/keras/initializers.h"
 #include "tensorflow_ipu/keras/layers/conv2d.h"
@@ -183,6 +186,97 @@ TEST_F(IpuOptionsTest, SequentialStageAssignmentRules) {
   EXPECT_THAT(lines[0], HasSubstr("Model: \"sequential"));
   EXPECT_THAT(lines[2], HasSubstr("Layer (type)"));
   EXPECT_THAT(lines[2], HasSubstr("Pipeline Stage"));
+}
+
+TEST_F(IpuOptionsTest, PipelineNeedsAMultipleOfItsIpus) {
+  Configure(1);
+  auto scope = strategy_.scope();
+  TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(true));
+  TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy", {}, 16));
+  TF_ASSERT_OK(model->set_pipelining_options(4));
+  absl::Status s = model->fit(data_.x, data_.y_onehot, {.batch_size = 16, .verbose = 0}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("Current device has 1 IPUs attached, however the current model "
+                        "requires a multiple of 2 IPUs."));
+}
+
+TEST_F(IpuOptionsTest, EffectiveBatchSizeLine) {
+  Configure(2);
+  auto scope = strategy_.scope();
+  TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(false));
+  TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy", {}, 8));
+  TF_ASSERT_OK(model->set_gradient_accumulation_options(4));
+  logging::ScopedLogCapture logs;
+  TF_ASSERT_OK(model->fit(data_.x, data_.y_onehot, {.batch_size = 16, .verbose = 0}).status());
+  std::vector<std::string> lines = logs.messages();
+  EXPECT_THAT(lines, ::testing::Contains(
+                         "Training is distributed and accumulating 4 batches per optimizer "
+                         "step across 2 replicas, your effective batch size is 128."));
+}
+
+// A Sequential model pipelined by set_pipeline_stage_assignment trains
+// like the same model unpipelined with the same accumulation: the same
+// weights after an epoch, within float tolerance.
+TEST_F(IpuOptionsTest, SequentialPipelineTrainsLikeAccumulation) {
+  std::vector<Tensor> trained[2];
+  for (int pipelined = 0; pipelined < 2; ++pipelined) {
+    ipu::IpuSystem::Get().Reset();
+    Configure(pipelined ? 2 : 1);
+    auto scope = strategy_.scope();
+    keras::utils::set_random_seed(21);
+    TF_ASSERT_OK_AND_ASSIGN(
+        auto model, keras::Sequential::Create({layers::InputLayer({8, 8, 1}), layers::Flatten(),
+                                               layers::Dense(16, {.activation = "relu"}),
+                                               layers::Dense(4, {.activation = "softmax"})}));
+    TF_ASSERT_OK(model->compile(keras::optimizers::SGD(0.1), "categorical_crossentropy", {},
+                                16));
+    if (pipelined) {
+      TF_ASSERT_OK(model->set_pipeline_stage_assignment({0, 0, 1}));
+      TF_ASSERT_OK(model->set_pipelining_options(4, std::nullopt,
+                                                 ipu::pipelining_ops::PipelineSchedule::Grouped,
+                                                 "mean"));
+    } else {
+      TF_ASSERT_OK(model->set_gradient_accumulation_options(4, "mean"));
+    }
+    TF_ASSERT_OK(model->fit(data_.x, data_.y_onehot,
+                            {.batch_size = 16, .verbose = 0, .shuffle = false})
+                     .status());
+    TF_ASSERT_OK_AND_ASSIGN(trained[pipelined], model->get_weights());
+  }
+  ASSERT_EQ(trained[0].size(), trained[1].size());
+  for (size_t w = 0; w < trained[0].size(); ++w) {
+    for (int64_t i = 0; i < trained[0][w].NumElements(); ++i) {
+      ASSERT_NEAR(trained[0][w].data<float>()[i], trained[1][w].data<float>()[i], 1e-5)
+          << "weight " << w << " element " << i;
+    }
+  }
+}
+
+TEST_F(IpuOptionsTest, FitAndEvaluateABatchedDataset) {
+  Configure(1);
+  auto scope = strategy_.scope();
+  TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(false));
+  TF_ASSERT_OK(model->compile(keras::optimizers::SGD(0.1), "categorical_crossentropy",
+                              {"accuracy"}, 4));
+  TF_ASSERT_OK_AND_ASSIGN(data::Dataset slices,
+                          data::Dataset::FromTensorSlices({data_.x, data_.y_onehot}));
+  data::Dataset batches = slices.Batch(16, /*drop_remainder=*/true);
+  TF_ASSERT_OK_AND_ASSIGN(keras::callbacks::History h,
+                          model->fit(batches, {.epochs = 3, .verbose = 0}));
+  EXPECT_LT(h.history["loss"][2], h.history["loss"][0]);
+  TF_ASSERT_OK_AND_ASSIGN(std::vector<double> scores, model->evaluate(batches, {.verbose = 0}));
+  EXPECT_EQ(scores.size(), 2u);
+  // Without drop_remainder the batch dimension is unknown: the vendor's
+  // message.
+  absl::Status s = model->fit(slices.Batch(16, false), {.verbose = 0}).status();
+  EXPECT_THAT(std::string(s.message()), HasSubstr("If using batch() make sure to set "
+                                                  "`drop_remainder=True`."));
+  // An infinite dataset needs steps_per_epoch.
+  EXPECT_THAT(std::string(model->fit(batches.Repeat(), {.verbose = 0}).status().message()),
+              HasSubstr("When providing an infinite dataset, you must specify the number of "
+                        "steps to run"));
+  TF_EXPECT_OK(model->fit(batches.Repeat(), {.steps_per_epoch = 8, .verbose = 0}).status());
 }
 
 }  // namespace

@@ -33,13 +33,7 @@ std::string FormatValue(double value, bool on_magnitude) {
                        : absl::StrFormat("%.4e", value);
 }
 
-std::string FormatTimePerStep(double seconds) {
-  if (seconds >= 1 || seconds == 0) {
-    return absl::StrFormat(" %.0fs/step", seconds);
-  }
-  if (seconds >= 1e-3) return absl::StrFormat(" %.0fms/step", seconds * 1e3);
-  return absl::StrFormat(" %.0fus/step", seconds * 1e6);
-}
+std::string FormatTimePerStep(double seconds) { return " " + FormatStepTime(seconds); }
 
 // Python's float floor division and modulo for x >= 0, y > 0, which the
 // ETA's hours and minutes use; a plain floor(x / y) can round differently.
@@ -166,7 +160,7 @@ void Progbar::DrawVerbose1(int64_t current, bool finalize, double now) {
   std::string info;
   if (target_ == kUnknownTarget || finalize) {
     info = absl::StrFormat(" - %.0fs", now - start_) +
-           FormatTimePerStep(per_step);
+           FormatTimePerStep(per_step) + step_time_note_;
   } else {
     info = " - ETA: " + FormatEta(per_step * (target_ - current));
   }
@@ -201,6 +195,12 @@ void Progbar::PrintSummaryLine(int64_t current, double now) {
   line += '\n';
   *out_ << line;
   out_->flush();
+}
+
+std::string FormatStepTime(double seconds) {
+  if (seconds >= 1 || seconds == 0) return absl::StrFormat("%.0fs/step", seconds);
+  if (seconds >= 1e-3) return absl::StrFormat("%.0fms/step", seconds * 1e3);
+  return absl::StrFormat("%.0fus/step", seconds * 1e6);
 }
 
 std::unique_ptr<Progbar> MakeStdoutProgbar(int64_t target, int verbose) {

@@ -70,6 +70,9 @@ class Progbar {
   void add(int64_t n,
            const std::vector<std::pair<std::string, double>>& values = {});
 
+  // Text drawn right after the time per step of the final bar, e.g.
+  // " (IPU 224us/step)": the simulated device time beside the host's.
+  void set_step_time_note(std::string note) { step_time_note_ = std::move(note); }
   int64_t target() const { return target_; }
   // The engine learns an unknown target at the end of the first epoch and
   // sets it before the final update, as Keras's ProgbarLogger does.
@@ -95,12 +98,16 @@ class Progbar {
   std::optional<double> last_update_;
   std::optional<double> time_after_first_step_;
   size_t total_width_ = 0;
+  std::string step_time_note_;
   int64_t seen_so_far_ = 0;
   std::vector<std::pair<std::string, double>> values_;
 };
 
 // The bar of fit, evaluate and predict: on std::cout, redrawn in place when
 // standard output is a terminal, timed by the steady clock.
+// A time per step as the bar prints it: "3ms/step", "224us/step", "2s/step".
+std::string FormatStepTime(double seconds);
+
 std::unique_ptr<Progbar> MakeStdoutProgbar(int64_t target, int verbose);
 
 }  // namespace utils
