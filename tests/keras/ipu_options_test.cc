@@ -253,6 +253,41 @@ TEST_F(IpuOptionsTest, SequentialPipelineTrainsLikeAccumulation) {
   }
 }
 
+// The Interleaved schedule trains to the same weights as Grouped (the
+// schedule changes when stages run, not what they compute), and a
+// pipelined model predicts in the batches' order.
+TEST_F(IpuOptionsTest, InterleavedScheduleAndPipelinedPredict) {
+  std::vector<Tensor> trained[2];
+  Tensor predictions[2];
+  for (int interleaved = 0; interleaved < 2; ++interleaved) {
+    ipu::IpuSystem::Get().Reset();
+    Configure(2);
+    auto scope = strategy_.scope();
+    TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(true));
+    TF_ASSERT_OK(model->compile(keras::optimizers::SGD(0.1), "categorical_crossentropy", {},
+                                16));
+    TF_ASSERT_OK(model->set_pipelining_options(
+        4, std::nullopt,
+        interleaved ? ipu::pipelining_ops::PipelineSchedule::Interleaved
+                    : ipu::pipelining_ops::PipelineSchedule::Grouped));
+    TF_ASSERT_OK(model->fit(data_.x, data_.y_onehot,
+                            {.batch_size = 16, .verbose = 0, .shuffle = false})
+                     .status());
+    TF_ASSERT_OK_AND_ASSIGN(trained[interleaved], model->get_weights());
+    TF_ASSERT_OK_AND_ASSIGN(predictions[interleaved], model->predict(data_.x, {.batch_size = 16}));
+    EXPECT_EQ(predictions[interleaved].shape(), TensorShape({256, 4}));
+  }
+  for (size_t w = 0; w < trained[0].size(); ++w) {
+    for (int64_t i = 0; i < trained[0][w].NumElements(); ++i) {
+      ASSERT_NEAR(trained[0][w].data<float>()[i], trained[1][w].data<float>()[i], 1e-5)
+          << "weight " << w << " element " << i;
+    }
+  }
+  for (int64_t i = 0; i < predictions[0].NumElements(); ++i) {
+    ASSERT_NEAR(predictions[0].data<float>()[i], predictions[1].data<float>()[i], 1e-5) << i;
+  }
+}
+
 TEST_F(IpuOptionsTest, FitAndEvaluateABatchedDataset) {
   Configure(1);
   auto scope = strategy_.scope();
