@@ -281,6 +281,61 @@ void ApplyRepeating(BinaryOpType op, const T* full, const T* rep, size_t period,
   }
 }
 
+// Run by run pays a call per stretch: worth it from a few elements a run
+// (a gather copies an element in about a nanosecond).
+constexpr size_t kMinElementsPerRun = 8;
+
+// True if every run of `t` is stride 1 (single elements are stride 1 in a
+// view's canonical form), so that it can be read or written in place, run
+// by run.
+bool UnitStrideRuns(const Tensor& t) {
+  for (const ElementRun& r : t.runs()) {
+    if (r.count > 1 && r.stride != 1) return false;
+  }
+  return true;
+}
+
+// A position in a view's runs, in the engine's memory.
+struct RunCursor {
+  const std::vector<ElementRun>& runs;
+  size_t i = 0;
+  int64_t k = 0;  // elements of runs[i] already passed
+  int64_t left() const { return runs[i].count - k; }
+  char* at(ExecutionContext& ctx, size_t elementBytes) const {
+    return ctx.variableData(runs[i].var) + (runs[i].start + k) * elementBytes;
+  }
+  void advance(int64_t n) {
+    k += n;
+    if (k == runs[i].count) {
+      ++i;
+      k = 0;
+    }
+  }
+};
+
+// out = op(a, b) computed run by run in the engine's memory, for views of
+// one element count made of stride-1 runs: each stretch where the three
+// views' current runs overlap is one applyBinary call, with no gather into
+// a copy and no scatter back. Element-wise, so the values are those of the
+// whole-array call. The caller has ruled out operands that alias the output
+// other than exactly (NeedsSnapshot) and outputs that repeat an element
+// (which would be read after an earlier stretch wrote it).
+template <typename T, typename OutT>
+void ApplyBinaryInPlace(ExecutionContext& ctx, BinaryOpType op, const Tensor& a,
+                        const Tensor& b, const Tensor& out) {
+  RunCursor ca{a.runs()}, cb{b.runs()}, co{out.runs()};
+  while (co.i < co.runs.size()) {
+    const int64_t n = std::min({ca.left(), cb.left(), co.left()});
+    internal::applyBinary(op, reinterpret_cast<const T*>(ca.at(ctx, sizeof(T))),
+                          reinterpret_cast<const T*>(cb.at(ctx, sizeof(T))),
+                          reinterpret_cast<OutT*>(co.at(ctx, sizeof(OutT))),
+                          static_cast<size_t>(n));
+    ca.advance(n);
+    cb.advance(n);
+    co.advance(n);
+  }
+}
+
 // Builds out = op(a, b) for operands already checked, which broadcast to
 // `shape`, the shape of `out`.
 void BuildBinary(Graph& graph, BinaryOpType op, const Tensor& a, const Tensor& b,
@@ -301,11 +356,24 @@ void BuildBinary(Graph& graph, BinaryOpType op, const Tensor& a, const Tensor& b
   const bool aRepeats = periodA > 0 && periodA < n && periodB == n;
   const bool bRepeats = periodB > 0 && periodB < n && periodA == n;
   const bool aSnapshot = NeedsSnapshot(aB, out), bSnapshot = NeedsSnapshot(bB, out);
+  // Strided views made of stride-1 runs (a pooling window's tap, a column
+  // block of an im2col gradient) are computed in place, run by run, rather
+  // than gathered and scattered. Views that are each one run already are.
+  const bool runByRun = !aRepeats && !bRepeats && !aSnapshot && !bSnapshot &&
+                        !(aB.isContiguous() && bB.isContiguous() && out.isContiguous()) &&
+                        n > 0 && UnitStrideRuns(aB) && UnitStrideRuns(bB) &&
+                        UnitStrideRuns(out) && !out.containsAliases() &&
+                        n >= kMinElementsPerRun * (aB.runs().size() + bB.runs().size() +
+                                                   out.runs().size());
   spec.bulk = [=](ExecutionContext& ctx) {
     dispatchType(inType, [&](auto tag) {
       using T = decltype(tag);
       auto run = [&](auto outTag) {
         using OutT = decltype(outTag);
+        if (runByRun) {
+          ApplyBinaryInPlace<T, OutT>(ctx, op, aB, bB, out);
+          return;
+        }
         if (aRepeats || bRepeats) {
           // The block is copied first: out may overwrite its storage.
           ReadView<T> rep(ctx, aRepeats ? a : b, /*forceCopy=*/true);
