@@ -150,7 +150,10 @@ struct TensorViewBuilder {
     size_t hint = 0;
     auto runAt = [&](int64_t pos) -> size_t {
       if (uniform > 0) {
-        return std::min(static_cast<size_t>(pos / uniform), numRuns - 1);
+        const int64_t h = static_cast<int64_t>(hint) * uniform;
+        if (pos >= h && pos - h < uniform) return hint;  // no division
+        hint = std::min(static_cast<size_t>(pos / uniform), numRuns - 1);
+        return hint;
       }
       if (cum[hint] <= pos) {
         if (pos < cum[hint + 1]) return hint;
@@ -169,7 +172,9 @@ struct TensorViewBuilder {
         if (step == 0) {
           n = len;
         } else if (step > 0) {
-          n = std::min(len, (r.count - 1 - off) / step + 1);
+          // Without a division when the next position is past the run (a
+          // transposed view of short runs: one element per piece).
+          n = off + step >= r.count ? 1 : std::min(len, (r.count - 1 - off) / step + 1);
         } else {
           n = std::min(len, off / (-step) + 1);
         }

@@ -323,13 +323,19 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
       bBlocks.push_back(b.slice({k0, c0}, {k1, c1}).flatten());
     }
   }
+  // Each partial plane once: a view of it costs a pass over its rows.
+  std::vector<Tensor> planes;
+  if (sk > 1) {
+    planes.reserve(sk);
+    for (unsigned s = 0; s < sk; ++s) planes.push_back(partials[s]);
+  }
   for (unsigned i = 0; i < sm; ++i) {
     const size_t r0 = i * p.blockM, r1 = std::min(m, r0 + p.blockM);
     for (unsigned j = 0; j < sn; ++j) {
       const size_t c0 = j * p.blockN, c1 = std::min(n, c0 + p.blockN);
       for (unsigned s = 0; s < sk; ++s) {
         const size_t k0 = s * p.blockK, k1 = std::min(k, k0 + p.blockK);
-        Tensor outBlock = sk > 1 ? partials[s].slice({r0, c0}, {r1, c1})
+        Tensor outBlock = sk > 1 ? planes[s].slice({r0, c0}, {r1, c1})
                                  : c.slice({r0, c0}, {r1, c1});
         graph.setTileMapping(outBlock, tileOf(i, j, s));
         VertexRef v = graph.addVertex(
