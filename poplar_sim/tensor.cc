@@ -34,12 +34,21 @@ struct Tensor::Rep {
   // then shared by the reps that copy this one with the same runs: the
   // lowerings slice the same large view (an im2col matrix of tens of
   // thousands of runs) once per tile, and each slice had rebuilt it.
-  // Accessed with std::atomic_load/store: views may be made on several
-  // threads.
-  mutable std::shared_ptr<const RunIndex> runIndex;
+  // Accessed with std::atomic_load/store, also when a rep is copied: views
+  // may be made on several threads.
+  struct CachedIndex {
+    mutable std::shared_ptr<const RunIndex> ptr;
+    CachedIndex() = default;
+    CachedIndex(const CachedIndex& o) : ptr(std::atomic_load(&o.ptr)) {}
+    CachedIndex& operator=(const CachedIndex& o) {
+      std::atomic_store(&ptr, std::atomic_load(&o.ptr));
+      return *this;
+    }
+  };
+  CachedIndex runIndex;
 
   std::shared_ptr<const RunIndex> index() const {
-    std::shared_ptr<const RunIndex> idx = std::atomic_load(&runIndex);
+    std::shared_ptr<const RunIndex> idx = std::atomic_load(&runIndex.ptr);
     if (idx) return idx;
     auto built = std::make_shared<RunIndex>();
     const size_t n = runs.size();
@@ -52,7 +61,7 @@ struct Tensor::Rep {
       for (size_t i = 0; i < n; ++i) built->cum[i + 1] = built->cum[i] + runs[i].count;
     }
     idx = std::move(built);
-    std::atomic_store(&runIndex, idx);
+    std::atomic_store(&runIndex.ptr, idx);
     return idx;
   }
 };
@@ -582,7 +591,7 @@ Tensor concat(absl::Span<const Tensor> tensors, unsigned dim) {
   }
   auto rep = std::make_shared<Tensor::Rep>(*first.rep_);
   rep->runs.clear();
-  rep->runIndex.reset();
+  rep->runIndex.ptr.reset();  // rep is not shared yet
   for (const Tensor& t : tensors) {
     for (const ElementRun& r : t.runs()) AppendRun(rep->runs, r);
   }
