@@ -87,6 +87,7 @@ class EngineContext : public ExecutionContext {
   void read(const Tensor& t, void* dst) override { e_.gather(t, dst); }
   void write(const Tensor& t, const void* src) override { e_.scatter(t, src); }
   HostThreads* hostThreads() override { return e_.hostThreads; }
+  char* variableData(uint32_t var) override { return e_.data[var].get(); }
 
  private:
   EngineImpl& e_;

@@ -43,6 +43,11 @@ class ExecutionContext {
   // The engine's host threads (Engine::setHostThreads), or nullptr: a bulk
   // executor with much work may split it with parallelRanges().
   virtual HostThreads* hostThreads() { return nullptr; }
+  // The storage of variable `var` (of the running replica), so that a bulk
+  // executor can read or write a view's runs in place instead of gathering
+  // them (ElementRun positions are elements from here). Every run of a valid
+  // view lies within its variable: views are bounds-checked when made.
+  virtual char* variableData(uint32_t var) = 0;
 };
 
 using BulkExecutor = std::function<absl::Status(ExecutionContext&)>;

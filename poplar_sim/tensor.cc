@@ -1,6 +1,7 @@
 #include "poplar_sim/tensor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 #include <utility>
 
@@ -11,6 +12,17 @@
 
 namespace poplar_sim {
 
+// Where each run of a view starts in the view's flat order, for finding the
+// run that holds an element (TensorViewBuilder::Affine).
+struct RunIndex {
+  // Every run but the last holds this many elements (0 if they differ):
+  // the run holding flat position p is then p / uniform.
+  int64_t uniform = 0;
+  // Otherwise cum[i] is the flat position of run i's first element, and
+  // cum.back() the element count.
+  std::vector<int64_t> cum;
+};
+
 struct Tensor::Rep {
   Type type = FLOAT;
   std::vector<size_t> shape;
@@ -18,6 +30,40 @@ struct Tensor::Rep {
   uint64_t graphId = 0;
   std::shared_ptr<const std::string> name;
   absl::Status status;
+  // The RunIndex of `runs`, built on first use by a view of this view and
+  // then shared by the reps that copy this one with the same runs: the
+  // lowerings slice the same large view (an im2col matrix of tens of
+  // thousands of runs) once per tile, and each slice had rebuilt it.
+  // Accessed with std::atomic_load/store, also when a rep is copied: views
+  // may be made on several threads.
+  struct CachedIndex {
+    mutable std::shared_ptr<const RunIndex> ptr;
+    CachedIndex() = default;
+    CachedIndex(const CachedIndex& o) : ptr(std::atomic_load(&o.ptr)) {}
+    CachedIndex& operator=(const CachedIndex& o) {
+      std::atomic_store(&ptr, std::atomic_load(&o.ptr));
+      return *this;
+    }
+  };
+  CachedIndex runIndex;
+
+  std::shared_ptr<const RunIndex> index() const {
+    std::shared_ptr<const RunIndex> idx = std::atomic_load(&runIndex.ptr);
+    if (idx) return idx;
+    auto built = std::make_shared<RunIndex>();
+    const size_t n = runs.size();
+    built->uniform = n > 0 ? runs[0].count : 0;
+    for (size_t i = 0; i + 1 < n && built->uniform > 0; ++i) {
+      if (runs[i].count != built->uniform) built->uniform = 0;
+    }
+    if (built->uniform == 0) {
+      built->cum.resize(n + 1, 0);
+      for (size_t i = 0; i < n; ++i) built->cum[i + 1] = built->cum[i] + runs[i].count;
+    }
+    idx = std::move(built);
+    std::atomic_store(&runIndex.ptr, idx);
+    return idx;
+  }
 };
 
 namespace {
@@ -97,27 +143,47 @@ struct TensorViewBuilder {
           " with shape ", poplar_sim::shapeToString(resShape),
           " has element positions that overflow 64 bits")));
     }
-    // Cumulative start position of each source run in source flat order.
-    Small<int64_t> cum(s.runs.size() + 1, 0);
-    for (size_t i = 0; i < s.runs.size(); ++i) {
-      cum[i + 1] = cum[i] + s.runs[i].count;
-    }
+    const std::shared_ptr<const RunIndex> runIndex = s.index();
+    const std::vector<int64_t>& cum = runIndex->cum;
     auto rep = std::make_shared<Tensor::Rep>();
     rep->type = s.type;
     rep->graphId = s.graphId;
     rep->name = s.name;
     std::vector<ElementRun>& out = rep->runs;
+    // The source run holding flat position pos: the last i with cum[i] <=
+    // pos. Views of views are mostly runs of one length (a row, a channel
+    // vector), found by a division; otherwise the run of the previous
+    // lookup or the one after it usually holds pos, else a binary search.
+    const size_t numRuns = s.runs.size();
+    const int64_t uniform = runIndex->uniform;
+    size_t hint = 0;
+    auto runAt = [&](int64_t pos) -> size_t {
+      if (uniform > 0) {
+        const int64_t h = static_cast<int64_t>(hint) * uniform;
+        if (pos >= h && pos - h < uniform) return hint;  // no division
+        hint = std::min(static_cast<size_t>(pos / uniform), numRuns - 1);
+        return hint;
+      }
+      if (cum[hint] <= pos) {
+        if (pos < cum[hint + 1]) return hint;
+        if (hint + 2 <= numRuns && pos < cum[hint + 2]) return ++hint;
+      }
+      hint = std::upper_bound(cum.begin(), cum.end(), pos) - cum.begin() - 1;
+      return hint;
+    };
     // Emits source flat positions pos, pos+step, ... (len of them).
     auto emit = [&](int64_t pos, int64_t step, int64_t len) {
       while (len > 0) {
-        size_t i = std::upper_bound(cum.begin(), cum.end(), pos) - cum.begin() - 1;
+        const size_t i = runAt(pos);
         const ElementRun& r = s.runs[i];
-        const int64_t off = pos - cum[i];
+        const int64_t off = pos - (uniform > 0 ? static_cast<int64_t>(i) * uniform : cum[i]);
         int64_t n;
         if (step == 0) {
           n = len;
         } else if (step > 0) {
-          n = std::min(len, (r.count - 1 - off) / step + 1);
+          // Without a division when the next position is past the run (a
+          // transposed view of short runs: one element per piece).
+          n = off + step >= r.count ? 1 : std::min(len, (r.count - 1 - off) / step + 1);
         } else {
           n = std::min(len, off / (-step) + 1);
         }
@@ -525,6 +591,7 @@ Tensor concat(absl::Span<const Tensor> tensors, unsigned dim) {
   }
   auto rep = std::make_shared<Tensor::Rep>(*first.rep_);
   rep->runs.clear();
+  rep->runIndex.ptr.reset();  // rep is not shared yet
   for (const Tensor& t : tensors) {
     for (const ElementRun& r : t.runs()) AppendRun(rep->runs, r);
   }

@@ -126,22 +126,38 @@ using ColMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Col
 // How the bulk executor reads a float operand, decided when the graph is
 // built: in place when its elements are one run in row-major order, or in
 // place as a column-major matrix when it is the transpose of such a run (a
-// MatMul's transpose_a / transpose_b, and the gradients'); only other views
-// are gathered into a copy, element by element.
+// MatMul's transpose_a / transpose_b, and the gradients'); other views are
+// gathered into a copy, in row-major order, or, when `eitherOrder` and
+// its transpose has fewer runs (the transposed im2col matrix of a
+// convolution's weight gradient), in column-major order.
 struct FloatOperand {
   Tensor storage;  // the tensor whose elements are read
   bool transposed = false;
   size_t rows = 0, cols = 0;
 
-  static FloatOperand Of(const Tensor& t) {
+  static FloatOperand Of(const Tensor& t, bool eitherOrder) {
     FloatOperand o{t, false, t.dim(0), t.dim(1)};
-    if (!t.isContiguous() && t.transpose().isContiguous()) {
-      o.storage = t.transpose();
+    if (t.isContiguous()) return o;
+    const Tensor tt = t.transpose();
+    if (tt.isContiguous() || (eitherOrder && tt.runs().size() < t.runs().size())) {
+      o.storage = tt;
       o.transposed = true;
     }
     return o;
   }
 };
+
+// Whether an operand's storage order may be chosen freely without changing
+// any value of the product [m,k] x [k,n]: Eigen then runs it (and each part
+// of it split over host threads, at least kHostSplitGrain rows or columns)
+// as a blocked GEMM, which copies both operands into packed panels of one
+// layout whatever their storage order. Its other paths do not: a product
+// with one row or column is a matrix-vector product, and one with
+// m + k + n < 20 (EIGEN_GEMM_TO_COEFFBASED_THRESHOLD) a lazy
+// coefficient-wise product, whose summation order follows the storage.
+bool StorageOrderIsFree(size_t m, size_t k, size_t n) {
+  return m >= 2 && n >= 2 && m + k + n >= 20;
+}
 
 // Calls f with an Eigen expression of each float operand: a Map over the
 // engine's memory, row- or column-major, or over a gathered copy.
@@ -307,13 +323,19 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
       bBlocks.push_back(b.slice({k0, c0}, {k1, c1}).flatten());
     }
   }
+  // Each partial plane once: a view of it costs a pass over its rows.
+  std::vector<Tensor> planes;
+  if (sk > 1) {
+    planes.reserve(sk);
+    for (unsigned s = 0; s < sk; ++s) planes.push_back(partials[s]);
+  }
   for (unsigned i = 0; i < sm; ++i) {
     const size_t r0 = i * p.blockM, r1 = std::min(m, r0 + p.blockM);
     for (unsigned j = 0; j < sn; ++j) {
       const size_t c0 = j * p.blockN, c1 = std::min(n, c0 + p.blockN);
       for (unsigned s = 0; s < sk; ++s) {
         const size_t k0 = s * p.blockK, k1 = std::min(k, k0 + p.blockK);
-        Tensor outBlock = sk > 1 ? partials[s].slice({r0, c0}, {r1, c1})
+        Tensor outBlock = sk > 1 ? planes[s].slice({r0, c0}, {r1, c1})
                                  : c.slice({r0, c0}, {r1, c1});
         graph.setTileMapping(outBlock, tileOf(i, j, s));
         VertexRef v = graph.addVertex(
@@ -333,7 +355,9 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
   // they are not materialised, and the reduction's bulk executor has
   // nothing left to do). One Eigen product for the whole matrix.
   if (type == FLOAT) {
-    const FloatOperand fa = FloatOperand::Of(a), fb = FloatOperand::Of(b);
+    const bool eitherOrder = StorageOrderIsFree(m, k, n);
+    const FloatOperand fa = FloatOperand::Of(a, eitherOrder),
+                       fb = FloatOperand::Of(b, eitherOrder);
     graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) {
       WriteView<float> cv(ctx, c);
       Eigen::Map<RowMajor> cm(cv.data(), m, n);

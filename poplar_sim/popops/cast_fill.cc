@@ -1,5 +1,8 @@
 #include "poplar_sim/popops/cast_fill.h"
 
+#include <algorithm>
+#include <array>
+#include <cstring>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -142,14 +145,30 @@ void fill(Graph& graph, const Tensor& t, program::Sequence& prog, double value,
   spec.mapping = t;
   spec.fields = {{"out", t.flatten()}};
   spec.params = {{"value", value}};
-  spec.bulk = [t, value](ExecutionContext& ctx) {
-    const size_t es = typeSize(t.elementType());
-    std::vector<char> buf(t.numElements() * es + es);
-    storeFromDouble(t.elementType(), buf.data(), 0, value);
-    for (size_t i = 1; i < t.numElements(); ++i) {
-      std::copy(buf.begin(), buf.begin() + es, buf.begin() + i * es);
+  // The value's bytes are formed once, here; each run fills the tensor in
+  // place when it is contiguous (a zeroed accumulator), else a buffer that
+  // is then written through the view.
+  const size_t es = typeSize(t.elementType());
+  const size_t bytes = t.numElements() * es;
+  std::array<char, 8> pattern{};
+  storeFromDouble(t.elementType(), pattern.data(), 0, value);
+  spec.bulk = [t, es, bytes, pattern](ExecutionContext& ctx) {
+    if (bytes == 0) return absl::OkStatus();
+    auto fillBytes = [&](char* dst) {
+      std::memcpy(dst, pattern.data(), es);
+      for (size_t filled = es; filled < bytes;) {
+        const size_t n = std::min(filled, bytes - filled);
+        std::memcpy(dst + filled, dst, n);
+        filled += n;
+      }
+    };
+    if (void* dst = ctx.contiguousData(t)) {
+      fillBytes(static_cast<char*>(dst));
+      return absl::OkStatus();
     }
-    ctx.write(t, buf.data());
+    std::unique_ptr<char[]> buf(new char[bytes]);
+    fillBytes(buf.get());
+    ctx.write(t, buf.get());
     return absl::OkStatus();
   };
   poputil::addPerTileVertices(graph, spec, prog);

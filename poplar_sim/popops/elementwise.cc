@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/execution_context.h"
 #include "poplar_sim/poputil/tile_mapping.h"
@@ -168,20 +169,36 @@ const bool kRegistered = [] {
   return true;
 }();
 
+// The distinct variables a view's runs touch, sorted.
+absl::InlinedVector<uint32_t, 4> VariablesOf(const Tensor& t) {
+  absl::InlinedVector<uint32_t, 4> vars;
+  for (const ElementRun& r : t.runs()) {
+    if (vars.empty() || vars.back() != r.var) vars.push_back(r.var);
+  }
+  std::sort(vars.begin(), vars.end());
+  vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
+  return vars;
+}
+
 bool SharesVariables(const Tensor& a, const Tensor& b) {
-  for (const ElementRun& x : a.runs()) {
-    for (const ElementRun& y : b.runs()) {
-      if (x.var == y.var) return true;
+  const auto va = VariablesOf(a), vb = VariablesOf(b);
+  auto i = va.begin(), j = vb.begin();
+  while (i != va.end() && j != vb.end()) {
+    if (*i == *j) return true;
+    if (*i < *j) {
+      ++i;
+    } else {
+      ++j;
     }
   }
   return false;
 }
 
-// Read access that copies when `in` shares storage with `out` in a way a
-// pointer walk could see already-written values.
-template <typename T>
-std::unique_ptr<ReadView<T>> SafeRead(ExecutionContext& ctx, const Tensor& in,
-                                      const Tensor& out) {
+// Whether reading `in` while writing `out` needs a snapshot of `in`: it
+// shares storage with `out` in a way a pointer walk could see
+// already-written values (a reversed or shifted view of the output). Views
+// are fixed when a program is built, so this is decided then, not per run.
+bool NeedsSnapshot(const Tensor& in, const Tensor& out) {
   const bool same = in.runs().size() == out.runs().size() &&
                     std::equal(in.runs().begin(), in.runs().end(),
                                out.runs().begin(),
@@ -189,11 +206,14 @@ std::unique_ptr<ReadView<T>> SafeRead(ExecutionContext& ctx, const Tensor& in,
                                  return x.var == y.var && x.start == y.start &&
                                         x.count == y.count && x.stride == y.stride;
                                });
-  if (!same && SharesVariables(in, out)) {
-    // A reversed or shifted view of the output: take a snapshot first.
-    return std::make_unique<ReadView<T>>(ctx, in, /*forceCopy=*/true);
-  }
-  return std::make_unique<ReadView<T>>(ctx, in);
+  return !same && SharesVariables(in, out);
+}
+
+// Read access to `in`, a snapshot when `snapshot` (NeedsSnapshot).
+template <typename T>
+std::unique_ptr<ReadView<T>> SafeRead(ExecutionContext& ctx, const Tensor& in,
+                                      bool snapshot) {
+  return std::make_unique<ReadView<T>>(ctx, in, /*forceCopy=*/snapshot);
 }
 
 Tensor Fail(Graph& graph, absl::Status s) {
@@ -261,6 +281,61 @@ void ApplyRepeating(BinaryOpType op, const T* full, const T* rep, size_t period,
   }
 }
 
+// Run by run pays a call per stretch: worth it from a few elements a run
+// (a gather copies an element in about a nanosecond).
+constexpr size_t kMinElementsPerRun = 8;
+
+// True if every run of `t` is stride 1 (single elements are stride 1 in a
+// view's canonical form), so that it can be read or written in place, run
+// by run.
+bool UnitStrideRuns(const Tensor& t) {
+  for (const ElementRun& r : t.runs()) {
+    if (r.count > 1 && r.stride != 1) return false;
+  }
+  return true;
+}
+
+// A position in a view's runs, in the engine's memory.
+struct RunCursor {
+  const std::vector<ElementRun>& runs;
+  size_t i = 0;
+  int64_t k = 0;  // elements of runs[i] already passed
+  int64_t left() const { return runs[i].count - k; }
+  char* at(ExecutionContext& ctx, size_t elementBytes) const {
+    return ctx.variableData(runs[i].var) + (runs[i].start + k) * elementBytes;
+  }
+  void advance(int64_t n) {
+    k += n;
+    if (k == runs[i].count) {
+      ++i;
+      k = 0;
+    }
+  }
+};
+
+// out = op(a, b) computed run by run in the engine's memory, for views of
+// one element count made of stride-1 runs: each stretch where the three
+// views' current runs overlap is one applyBinary call, with no gather into
+// a copy and no scatter back. Element-wise, so the values are those of the
+// whole-array call. The caller has ruled out operands that alias the output
+// other than exactly (NeedsSnapshot) and outputs that repeat an element
+// (which would be read after an earlier stretch wrote it).
+template <typename T, typename OutT>
+void ApplyBinaryInPlace(ExecutionContext& ctx, BinaryOpType op, const Tensor& a,
+                        const Tensor& b, const Tensor& out) {
+  RunCursor ca{a.runs()}, cb{b.runs()}, co{out.runs()};
+  while (co.i < co.runs.size()) {
+    const int64_t n = std::min({ca.left(), cb.left(), co.left()});
+    internal::applyBinary(op, reinterpret_cast<const T*>(ca.at(ctx, sizeof(T))),
+                          reinterpret_cast<const T*>(cb.at(ctx, sizeof(T))),
+                          reinterpret_cast<OutT*>(co.at(ctx, sizeof(OutT))),
+                          static_cast<size_t>(n));
+    ca.advance(n);
+    cb.advance(n);
+    co.advance(n);
+  }
+}
+
 // Builds out = op(a, b) for operands already checked, which broadcast to
 // `shape`, the shape of `out`.
 void BuildBinary(Graph& graph, BinaryOpType op, const Tensor& a, const Tensor& b,
@@ -280,22 +355,36 @@ void BuildBinary(Graph& graph, BinaryOpType op, const Tensor& a, const Tensor& b
   const size_t periodA = RepeatPeriod(a, shape), periodB = RepeatPeriod(b, shape);
   const bool aRepeats = periodA > 0 && periodA < n && periodB == n;
   const bool bRepeats = periodB > 0 && periodB < n && periodA == n;
+  const bool aSnapshot = NeedsSnapshot(aB, out), bSnapshot = NeedsSnapshot(bB, out);
+  // Strided views made of stride-1 runs (a pooling window's tap, a column
+  // block of an im2col gradient) are computed in place, run by run, rather
+  // than gathered and scattered. Views that are each one run already are.
+  const bool runByRun = !aRepeats && !bRepeats && !aSnapshot && !bSnapshot &&
+                        !(aB.isContiguous() && bB.isContiguous() && out.isContiguous()) &&
+                        n > 0 && UnitStrideRuns(aB) && UnitStrideRuns(bB) &&
+                        UnitStrideRuns(out) && !out.containsAliases() &&
+                        n >= kMinElementsPerRun * (aB.runs().size() + bB.runs().size() +
+                                                   out.runs().size());
   spec.bulk = [=](ExecutionContext& ctx) {
     dispatchType(inType, [&](auto tag) {
       using T = decltype(tag);
       auto run = [&](auto outTag) {
         using OutT = decltype(outTag);
+        if (runByRun) {
+          ApplyBinaryInPlace<T, OutT>(ctx, op, aB, bB, out);
+          return;
+        }
         if (aRepeats || bRepeats) {
           // The block is copied first: out may overwrite its storage.
           ReadView<T> rep(ctx, aRepeats ? a : b, /*forceCopy=*/true);
-          auto full = SafeRead<T>(ctx, aRepeats ? bB : aB, out);
+          auto full = SafeRead<T>(ctx, aRepeats ? bB : aB, aRepeats ? bSnapshot : aSnapshot);
           WriteView<OutT> ov(ctx, out);
           ApplyRepeating(op, full->data(), rep.data(), aRepeats ? periodA : periodB,
                          aRepeats, ov.data(), ov.size());
           return;
         }
-        auto av = SafeRead<T>(ctx, aB, out);
-        auto bv = SafeRead<T>(ctx, bB, out);
+        auto av = SafeRead<T>(ctx, aB, aSnapshot);
+        auto bv = SafeRead<T>(ctx, bB, bSnapshot);
         WriteView<OutT> ov(ctx, out);
         internal::applyBinary(op, av->data(), bv->data(), ov.data(), ov.size());
       };
@@ -569,11 +658,12 @@ void scaledAddTo(Graph& graph, const Tensor& a, const Tensor& b, float scale,
   spec.fields = {{"data", a.flatten()}, {"deltas", b.flatten()}};
   spec.params = {{"scale", scale}};
   const Type type = a.elementType();
+  const bool bSnapshot = NeedsSnapshot(b, a);
   spec.bulk = [=](ExecutionContext& ctx) {
     dispatchType(type, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) {
-        auto bv = SafeRead<T>(ctx, b, a);
+        auto bv = SafeRead<T>(ctx, b, bSnapshot);
         WriteView<T> av(ctx, a, /*readFirst=*/true);
         ScaledAdd(av.data(), bv->data(), scale, av.size());
       }

@@ -67,6 +67,52 @@ TEST(ElementwiseTest, RepeatedBlocksOnEitherSideAndInPlace) {
   EXPECT_THAT(r[3], ElementsAre(0, 0, 0, 3, 3, 3));
 }
 
+// Views made of stride-1 runs that are not one run (a window's tap, a
+// column block) are computed in place, run by run, with runs of the two
+// operands and the output that do not line up; in place on such a view;
+// and into a view of a fresh variable. Checked against each element.
+TEST(ElementwiseTest, ViewsOfRowPiecesRunByRun) {
+  const size_t rows = 40, cols = 80, w = 32;
+  std::vector<float> mv(rows * cols), nv(rows * cols);
+  for (size_t i = 0; i < mv.size(); ++i) {
+    mv[i] = float(i % 23) - 7;
+    nv[i] = float(i % 11) + 0.5f;
+  }
+  auto r = RunBothModes([&](Graph& g, program::Sequence& p) {
+    Tensor m = Const(g, {rows, cols}, mv);
+    Tensor n = Const(g, {rows, cols}, nv);
+    // [40, 32] from columns 8..40 of m (runs of 32) and [40, 32] from n
+    // in pieces of 64, cut at other places.
+    Tensor a = m.slice({0, 8}, {rows, 8 + w});
+    Tensor b = n.reshape({rows / 2, 2 * cols})
+                   .slice({0, 4}, {rows / 2, 4 + 2 * w})
+                   .reshape({rows, w});
+    Tensor sum = add(g, a, b, p);
+    // In place on a view: m's columns 44..76 -= a (another part of m:
+    // read before anything of m is written).
+    Tensor target = m.slice({0, 44}, {rows, 44 + w});
+    mapInPlace(g, BinaryOpType::SUBTRACT, target, a, p);
+    // Into a view of a fresh variable.
+    Tensor outVar = g.addVariable(FLOAT, {rows, 2 * w}, "out");
+    poputil::mapTensorLinearly(g, outVar);
+    Tensor outView = outVar.slice({0, w}, {rows, 2 * w});
+    mapTo(g, BinaryOpType::MULTIPLY, a, b, outView, p);
+    return std::vector<Tensor>{sum, m, outView};
+  });
+  ASSERT_EQ(r[0].size(), rows * w);
+  for (size_t i = 0; i < rows; ++i) {
+    for (size_t j = 0; j < w; ++j) {
+      const float av = mv[i * cols + 8 + j];
+      const size_t flat = i * w + j;  // b's element, in pieces of 2w
+      const float bv = nv[(flat / (2 * w)) * 2 * cols + 4 + flat % (2 * w)];
+      EXPECT_EQ(r[0][i * w + j], av + bv) << i << "," << j;
+      EXPECT_EQ(r[1][i * cols + 44 + j], mv[i * cols + 44 + j] - av) << i << "," << j;
+      EXPECT_EQ(r[2][i * w + j], av * bv) << i << "," << j;
+    }
+    EXPECT_EQ(r[1][i * cols + 8], mv[i * cols + 8]) << i;  // untouched
+  }
+}
+
 TEST(ElementwiseTest, ArithmeticAndComparisons) {
   auto r = RunBothModes([](Graph& g, program::Sequence& p) {
     Tensor a = Const(g, {4}, {1, -2, 3, 8});

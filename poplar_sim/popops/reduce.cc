@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/execution_context.h"
@@ -51,6 +53,97 @@ void ReduceRows(Operation op, float scale, const TIn* in, TOut* out,
       acc = static_cast<C>(static_cast<float>(acc) * scale);
     }
     out[i] = static_cast<TOut>(acc);
+  }
+}
+
+// The rows of a view [numOut, r] when every row is r elements `stride`
+// apart in one variable, with one stride for all rows (the columns of a
+// matrix, as a bias gradient reduces them): the rows can then be read in
+// place. They are grouped into bands of rows that start at consecutive
+// elements (the columns of one stretch of the matrix), so that a band is
+// read as a sweep over memory. Empty when the view is not of that form.
+struct StridedRows {
+  struct Band {
+    uint32_t var;
+    int64_t start;               // element of the band's first row
+    std::vector<size_t> rows;    // output rows, in order of their starts
+  };
+  int64_t stride = 0;
+  std::vector<Band> bands;
+};
+
+StridedRows FindStridedRows(const Tensor& in2d, size_t numOut, size_t r) {
+  if (numOut == 0 || r < 2 || in2d.runs().empty()) return {};
+  const std::vector<ElementRun>& runs = in2d.runs();
+  const int64_t stride = runs[0].stride;
+  struct Row {
+    uint32_t var;
+    int64_t start;
+    size_t index;
+  };
+  std::vector<Row> rows;
+  rows.reserve(numOut);
+  for (const ElementRun& run : runs) {
+    if (run.count % static_cast<int64_t>(r) != 0 || run.stride != stride) return {};
+    for (int64_t k = 0; k < run.count; k += static_cast<int64_t>(r)) {
+      rows.push_back(Row{run.var, run.at(k), rows.size()});
+    }
+  }
+  if (rows.size() != numOut) return {};
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.var != b.var ? a.var < b.var : a.start < b.start;
+  });
+  StridedRows out;
+  out.stride = stride;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const bool extends = i > 0 && rows[i].var == rows[i - 1].var &&
+                         rows[i].start == rows[i - 1].start + 1;
+    if (!extends) out.bands.push_back(StridedRows::Band{rows[i].var, rows[i].start, {}});
+    out.bands.back().rows.push_back(rows[i].index);
+  }
+  return out;
+}
+
+// ReduceRows for a view of StridedRows form, read in place: a band's rows
+// are walked together, element k of each before element k + 1 of any (a
+// sweep over the band's stretch of memory). Each output still folds its
+// row's elements in order, with the same operations as ReduceRows, so the
+// values are the same.
+template <typename TIn, typename TOut>
+void ReduceStridedRows(ExecutionContext& ctx, Operation op, float scale,
+                       const StridedRows& rows, size_t r, TOut* out) {
+  using C = internal::ComputeType<TIn>;
+  std::vector<C> acc;
+  const int64_t stride = rows.stride;
+  for (const StridedRows::Band& band : rows.bands) {
+    const TIn* base = reinterpret_cast<const TIn*>(ctx.variableData(band.var)) + band.start;
+    const size_t n = band.rows.size();
+    acc.resize(n);
+    C* a = acc.data();
+    auto sweep = [&](C init, auto f) {
+      std::fill(a, a + n, init);
+      for (size_t k = 0; k < r; ++k) {
+        const TIn* p = base + static_cast<int64_t>(k) * stride;
+        for (size_t i = 0; i < n; ++i) a[i] = f(a[i], C(p[i]));
+      }
+    };
+    switch (op) {
+      case Operation::ADD: sweep(C(0), [](C x, C y) { x += y; return x; }); break;
+      case Operation::MUL: sweep(C(1), [](C x, C y) { x *= y; return x; }); break;
+      case Operation::MAX:
+        sweep(std::numeric_limits<C>::lowest(), [](C x, C y) { return std::max(x, y); });
+        break;
+      case Operation::MIN:
+        sweep(std::numeric_limits<C>::max(), [](C x, C y) { return std::min(x, y); });
+        break;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      C v = a[i];
+      if (op == Operation::ADD && scale != 1.0f) {
+        v = static_cast<C>(static_cast<float>(v) * scale);
+      }
+      out[band.rows[i]] = static_cast<TOut>(v);
+    }
   }
 }
 
@@ -147,11 +240,22 @@ void AddStage(Graph& graph, const Tensor& in2d, const Tensor& out,
   spec.mapping = out;
   spec.fields = {{"in", in2d}, {"out", out}};
   spec.params = {{"scale", scale}};
+  // Rows of one stride other than 0 or 1 (the columns of a matrix) are
+  // read in place rather than gathered element by element. Decided here,
+  // once.
+  auto strided = std::make_shared<const StridedRows>(
+      in2d.isContiguous() ? StridedRows{} : FindStridedRows(in2d, numOut, r));
+  // Not for stride 0 (a broadcast), which the oneValue path below reads once.
+  const bool inPlace = !strided->bands.empty() && strided->stride != 1 && strided->stride != 0;
   spec.bulk = [=](ExecutionContext& ctx) {
     DispatchStage(inType, outType, [&](auto inTag, auto outTag) {
       using TIn = decltype(inTag);
       using TOut = decltype(outTag);
       WriteView<TOut> ov(ctx, out);
+      if (inPlace) {
+        ReduceStridedRows<TIn, TOut>(ctx, op, scale, *strided, r, ov.data());
+        return;
+      }
       const size_t rowsPerBlock = std::max<size_t>(1, kBulkBlockElements / std::max<size_t>(r, 1));
       // A broadcast of one element (a Fill): every block holds the same
       // values, so one block is read and reduced for every row range, with

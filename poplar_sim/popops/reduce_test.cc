@@ -157,6 +157,45 @@ TEST(LargeReduceTest, RandomValuesAgreeWithDoubleReference) {
   }
 }
 
+// Reducing the rows of a narrow matrix (a bias gradient): each column is a
+// strided row of the reduction, in several stages, whose first-stage
+// partials of one column form one strided run. The bulk executor reads
+// them in place; RunBothModes checks it bit for bit against the vertices.
+TEST(LargeReduceTest, ColumnsOfANarrowMatrixInStages) {
+  constexpr size_t kRows = 8192, kCols = 3;
+  std::vector<float> x(kRows * kCols), h(kRows * kCols);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>((i * 7919) % 1000) / 997.0f - 0.5f;
+    h[i] = static_cast<float>(i % 5) - 2.0f;
+  }
+  auto r = RunBothModes(
+      [&](Graph& g, program::Sequence& p) {
+        Tensor t = g.addConstant<float>(FLOAT, {kRows, kCols}, absl::MakeConstSpan(x), "x");
+        poputil::mapTensorLinearly(g, t);
+        Tensor th = g.addConstant<float>(HALF, {kRows, kCols}, absl::MakeConstSpan(h), "h");
+        poputil::mapTensorLinearly(g, th);
+        return std::vector<Tensor>{reduceSum(g, t, {0}, p), reduceMax(g, t, {0}, p),
+                                   reduceMean(g, t.slice(0, 1000, 0), {0}, p),
+                                   reduceSum(g, th, {0}, p)};
+      },
+      4);
+  ASSERT_EQ(r.size(), 4u);
+  for (size_t j = 0; j < kCols; ++j) {
+    double sum = 0, mean = 0, hs = 0;
+    float mx = -INFINITY;
+    for (size_t i = 0; i < kRows; ++i) {
+      sum += x[i * kCols + j];
+      mx = std::max(mx, x[i * kCols + j]);
+      if (i < 1000) mean += x[i * kCols + j];
+      hs += h[i * kCols + j];
+    }
+    EXPECT_NEAR(r[0][j], sum, 1e-3) << j;
+    EXPECT_EQ(r[1][j], mx) << j;
+    EXPECT_NEAR(r[2][j], mean / 1000, 1e-5) << j;
+    EXPECT_EQ(r[3][j], hs) << j;
+  }
+}
+
 TEST(LargeReduceTest, ProductAndHalfAcrossStages) {
   // 10000 factors (not a multiple of any partial length: the last partial
   // is padded with ones) and 8192 halves, each reduced in several stages.
