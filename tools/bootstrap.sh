@@ -15,6 +15,7 @@ PACKAGES=(
   libgtest-dev
   libgmock-dev
   libbenchmark-dev
+  libdnnl-dev         # oneDNN: dnnl_sgemm, the CPU kernels' float GEMM (core/kernels/gemm.cc)
   nlohmann-json3-dev  # JSON: engine options, profile and trace reports
   zlib1g-dev          # gzip-compressed IDX data sets
   libsnappy-dev       # Snappy-compressed blocks of TensorFlow's SSTable indexes (SavedModel variables)

@@ -2,9 +2,10 @@
 # Installs the peers the benchmarks in tools/bench compare against, from
 # Debian packages only: libtorch (PyTorch's C++ API) and OpenBLAS for it,
 # and the GEMM libraries gemm_compare measures (OpenBLAS's headers, BLIS,
-# oneDNN, libxsmm), with everything tools/bootstrap.sh installs (the Fashion-MNIST data set
-# among it). The library and its tests need none of the peers. Idempotent:
-# when everything is present it checks and exits at once.
+# libxsmm), with everything tools/bootstrap.sh installs (the Fashion-MNIST
+# data set and oneDNN, which the library's CPU kernels use, among it). The
+# library and its tests need none of the peers. Idempotent: when everything
+# is present it checks and exits at once.
 #
 # Installing libopenblas0-pthread switches the system's libblas.so.3 to
 # OpenBLAS; the benchmarks do not rely on that: they run their libtorch peer
@@ -22,7 +23,6 @@ fi
   libopenblas0-pthread \
   libopenblas-dev \
   libblis-dev \
-  libdnnl-dev \
   libxsmm-dev
 # A running Bazel server keeps the @libtorch stub it made before the install.
 if [ "$had_torch" -eq 0 ] && command -v bazel >/dev/null 2>&1; then

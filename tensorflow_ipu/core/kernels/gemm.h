@@ -1,6 +1,6 @@
 // The CPU kernels' matrix product: MatMul's, and the convolutions' (im2col
-// followed by a product), so that both split work over the session's
-// threads the same way and stay bit-identical for any thread count.
+// followed by a product), so that both pick the same GEMM library (oneDNN
+// or Eigen) and stay bit-identical for any thread count.
 //
 //   // out [m, n] = a [m, k] * b [n, k]^T, all row-major
 //   Gemm<float>(ctx->eigen_device(), a, m, k, false, b, n, k, true, out);
@@ -18,7 +18,12 @@ namespace tensorflow_ipu {
 // row-major [rows of op(a), cols of op(b)], and op(a)'s columns must equal
 // op(b)'s rows (the caller checks). An inner dimension of 0 gives zeros.
 //
-// Products of 2M multiply-adds or more are split into blocks of output rows
+// Float products whose output is at least 16 columns wide (and not tiny) are
+// computed by oneDNN's dnnl_sgemm, on the calling thread alone, with a
+// blocking that depends on the shape only (the choice of library too); the
+// others by Eigen. Measured by tools/bench:gemm_compare (docs/PERFORMANCE.md).
+//
+// Eigen's products of 2M multiply-adds or more are split into blocks of output rows
 // (or columns, for wide outputs) whose boundaries are multiples of 48, one
 // per pool thread; every output element is then computed by the same
 // Eigen kernel, in the same order, as in the unsplit product, so results
