@@ -155,13 +155,18 @@ TEST_F(CheckpointInstancesTest, OnlyInstanceZeroWritesAndEveryInstanceRestoresIt
   ASSERT_EQ(absl::OkStatus(), saver1.restore(s1, **latest));
   EXPECT_THAT(one.Value(s1), ElementsAre(1, 2, 3));
   EXPECT_TRUE(second->drained());
+  // The descriptions the instances compare name no instance's own paths
+  // (here each has a directory of its own).
   EXPECT_THAT(first->whats,
-              ElementsAre(HasSubstr("the save of checkpoint"),  // its outcome: OK
+              ElementsAre(HasSubstr("the save of a checkpoint"),  // its outcome: OK
                           HasSubstr("the latest checkpoint of"),  // OK
                           HasSubstr("the latest checkpoint of"),  // present, its length
                           HasSubstr("the latest checkpoint of"),  // the path
-                          HasSubstr("the restore of checkpoint"),  // OK
+                          HasSubstr("the restore of a checkpoint"),  // OK
                           HasSubstr("variable 'vs/w'")));         // the values
+  for (const std::string& what : first->whats) {
+    EXPECT_THAT(what, ::testing::Not(HasSubstr(On(0, "")))) << "names instance 0's directory";
+  }
 }
 
 TEST_F(CheckpointInstancesTest, InstanceZerosErrorsReachEveryInstance) {

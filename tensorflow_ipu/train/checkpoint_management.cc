@@ -176,8 +176,9 @@ absl::StatusOr<std::optional<std::string>> latest_checkpoint(
   if (instances->instance_index() == 0) {
     latest = LatestCheckpointHere(checkpoint_dir, latest_filename);
   }
-  const std::string what =
-      absl::StrCat("the latest checkpoint of '", checkpoint_dir, "'");
+  // The same on every instance (each may name its own directory): the
+  // instances' collectives compare their descriptions.
+  const std::string what = "the latest checkpoint of a directory";
   RETURN_IF_ERROR(ShareOutcomeOfFirst(*instances, latest.status(), what));
   return ShareStringOfFirst(*instances, *latest, what);
 }

@@ -19,6 +19,12 @@
 
 namespace tensorflow_ipu {
 namespace train {
+
+// What the instances' collectives are called, the same on every instance:
+// each instance may name its own prefix (a directory of its own), and the
+// collectives compare their descriptions across instances.
+constexpr char kSaveCollective[] = "the save of a checkpoint";
+constexpr char kRestoreCollective[] = "the restore of a checkpoint";
 namespace {
 
 // What the variable's kernels (VarHandleOp, VariableV2) key it by in the
@@ -102,7 +108,7 @@ absl::Status Saver::save(const ClientSession& session,
   const absl::Status outcome =
       instances->instance_index() == 0 ? SaveHere(session, prefix) : absl::OkStatus();
   return ShareOutcomeOfFirst(*instances, outcome,
-                             absl::StrCat("the save of checkpoint '", prefix, "'"));
+                             kSaveCollective);
 }
 
 absl::Status Saver::SaveHere(const ClientSession& session, const std::string& prefix) const {
@@ -146,7 +152,7 @@ absl::StatusOr<std::vector<Tensor>> Saver::ReadHere(const std::string& prefix) c
 
 absl::StatusOr<std::vector<Tensor>> Saver::ReadOnFirst(CheckpointInstances& instances,
                                                        const std::string& prefix) const {
-  const std::string what = absl::StrCat("the restore of checkpoint '", prefix, "'");
+  const std::string what = kRestoreCollective;
   absl::StatusOr<std::vector<Tensor>> read = std::vector<Tensor>();
   if (instances.instance_index() == 0) read = ReadHere(prefix);
   RETURN_IF_ERROR(ShareOutcomeOfFirst(instances, read.status(), what));
@@ -216,7 +222,7 @@ absl::StatusOr<std::string> Saver::save(const ClientSession& session,
   const absl::Status outcome =
       writes ? SaveNumberedHere(session, save_path, prefix) : absl::OkStatus();
   RETURN_IF_ERROR(ShareOutcomeOfFirst(*instances, outcome,
-                                      absl::StrCat("the save of checkpoint '", prefix, "'")));
+                                      kSaveCollective));
   if (!writes) {
     absl::MutexLock lock(&mu_);
     last_checkpoints_ = KeptAfter(prefix).first;
