@@ -27,6 +27,12 @@ using ::testing::HasSubstr;
 
 class IpuOptionsTest : public testing::IpuTest {
  protected:
+  // One silent epoch of the fixture's data, in batches of `batch_size`.
+  absl::Status FitOnce(keras::Model& model, int64_t batch_size = 16) {
+    return model.fit(data_.x, data_.y_onehot, {.batch_size = batch_size, .verbose = 0})
+        .status();
+  }
+
   ipu::ipu_strategy::IPUStrategy strategy_;
   testing::QuadrantData data_ = testing::MakeQuadrants(256);
 };
@@ -76,10 +82,9 @@ TEST_F(IpuOptionsTest, StepsPerExecutionMustDivideTheStepsOfAReplica) {
   auto scope = strategy_.scope();
   TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(false));
   TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy", {}, 3));
-  absl::StatusOr<keras::callbacks::History> h =
-      model->fit(data_.x, data_.y_onehot, {.batch_size = 16, .verbose = 0});
-  EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(h.status().message()),
+  absl::Status h = FitOnce(*model, 16);
+  EXPECT_EQ(h.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(h.message()),
               HasSubstr("`steps_per_execution` (3) must be a divisor of the number of batches "
                         "(8) in the dataset provided to this replica."));
 }
@@ -89,10 +94,9 @@ TEST_F(IpuOptionsTest, PartialBatchIsRefusedOnTheIpu) {
   auto scope = strategy_.scope();
   TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(false));
   TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy"));
-  absl::StatusOr<keras::callbacks::History> h =
-      model->fit(data_.x, data_.y_onehot, {.batch_size = 24, .verbose = 0});
-  EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(h.status().message()),
+  absl::Status h = FitOnce(*model, 24);
+  EXPECT_EQ(h.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(h.message()),
               HasSubstr("has a partial batch, which could result in data being dropped. "
                         "Either adjust the `batch_size` of your model (currently set to 24)"));
 }
@@ -103,10 +107,9 @@ TEST_F(IpuOptionsTest, GradientAccumulationMustDivideStepsPerExecution) {
   TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(false));
   TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy", {}, 4));
   TF_ASSERT_OK(model->set_gradient_accumulation_options(3));
-  absl::StatusOr<keras::callbacks::History> h =
-      model->fit(data_.x, data_.y_onehot, {.batch_size = 16, .verbose = 0});
-  EXPECT_EQ(h.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(std::string(h.status().message()),
+  absl::Status h = FitOnce(*model, 16);
+  EXPECT_EQ(h.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(h.message()),
               HasSubstr("the current `steps_per_execution` value (set to 4) is not divisible "
                         "by `gradient_accumulation_steps_per_replica` (3)"));
   EXPECT_THAT(std::string(model->set_gradient_accumulation_options(0).message()),
@@ -141,9 +144,8 @@ TEST_F(IpuOptionsTest, PipelinedModelNeedsAccumulationThenTrains) {
   TF_ASSERT_OK(model->compile(keras::optimizers::SGD(0.1), "categorical_crossentropy",
                               {"accuracy"}, 16));
   TF_ASSERT_OK(model->set_pipelining_options(std::nullopt));
-  absl::StatusOr<keras::callbacks::History> refused =
-      model->fit(data_.x, data_.y_onehot, {.batch_size = 16, .verbose = 0});
-  EXPECT_THAT(std::string(refused.status().message()),
+  absl::Status refused = FitOnce(*model, 16);
+  EXPECT_THAT(std::string(refused.message()),
               HasSubstr("`gradient_accumulation_steps_per_replica` has not been set through "
                         "`set_pipelining_options()`"));
   TF_ASSERT_OK(model->set_pipelining_options(4));
@@ -194,7 +196,7 @@ TEST_F(IpuOptionsTest, PipelineNeedsAMultipleOfItsIpus) {
   TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(true));
   TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy", {}, 16));
   TF_ASSERT_OK(model->set_pipelining_options(4));
-  absl::Status s = model->fit(data_.x, data_.y_onehot, {.batch_size = 16, .verbose = 0}).status();
+  absl::Status s = FitOnce(*model);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
   EXPECT_THAT(std::string(s.message()),
               HasSubstr("Current device has 1 IPUs attached, however the current model "
@@ -208,7 +210,7 @@ TEST_F(IpuOptionsTest, EffectiveBatchSizeLine) {
   TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy", {}, 8));
   TF_ASSERT_OK(model->set_gradient_accumulation_options(4));
   logging::ScopedLogCapture logs;
-  TF_ASSERT_OK(model->fit(data_.x, data_.y_onehot, {.batch_size = 16, .verbose = 0}).status());
+  TF_ASSERT_OK(FitOnce(*model));
   std::vector<std::string> lines = logs.messages();
   EXPECT_THAT(lines, ::testing::Contains(
                          "Training is distributed and accumulating 4 batches per optimizer "
