@@ -1,6 +1,8 @@
 // The IPU settings of the Keras layer: replication, gradient accumulation,
 // pipelining (PipelineStage scopes and stage assignments), and the
 // vendor's checks of them, with their messages.
+#include <map>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/core/logging.h"
@@ -75,6 +77,32 @@ TEST_F(IpuOptionsTest, ReplicatedModelTrainsOnTwoIpus) {
   // Predictions come back in the batches' order, replicas interleaved.
   TF_ASSERT_OK_AND_ASSIGN(Tensor p, model->predict(data_.x, {.batch_size = 16}));
   EXPECT_EQ(p.shape(), TensorShape({256, 4}));
+}
+
+// set_replication_options: the same training reported as the replicas'
+// SUM is exactly twice their MEAN, and NONE (the last replica's) differs.
+TEST_F(IpuOptionsTest, ReplicatedMetricReductions) {
+  Configure(2);
+  auto scope = strategy_.scope();
+  std::map<std::string, double> loss;
+  std::vector<Tensor> initial;
+  for (const std::string method : {"MEAN", "sum", "NONE"}) {
+    TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(false));
+    if (initial.empty()) {
+      TF_ASSERT_OK_AND_ASSIGN(initial, model->get_weights());
+    } else {
+      TF_ASSERT_OK(model->set_weights(initial));
+    }
+    TF_ASSERT_OK(model->compile(keras::optimizers::SGD(0.1), "categorical_crossentropy", {},
+                                8));
+    TF_ASSERT_OK(model->set_replication_options(method));
+    TF_ASSERT_OK_AND_ASSIGN(keras::callbacks::History h,
+                            model->fit(data_.x, data_.y_onehot,
+                                       {.batch_size = 16, .verbose = 0, .shuffle = false}));
+    loss[method] = h.history["loss"][0];
+  }
+  EXPECT_NEAR(loss["sum"], 2 * loss["MEAN"], 1e-6);
+  EXPECT_NE(loss["NONE"], loss["MEAN"]);
 }
 
 TEST_F(IpuOptionsTest, StepsPerExecutionMustDivideTheStepsOfAReplica) {
