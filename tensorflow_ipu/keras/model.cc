@@ -182,6 +182,26 @@ absl::Status Model::set_replication_options(const std::string& method) {
   return absl::OkStatus();
 }
 
+absl::Status Model::set_infeed_queue_options(const InfeedQueueOptions& options) {
+  if (options.prefetch_depth < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "prefetch_depth must be greater than zero, got ", options.prefetch_depth));
+  }
+  infeed_options_ = options;
+  if (graph_) graph_->DiscardPrograms();
+  return absl::OkStatus();
+}
+
+absl::Status Model::set_outfeed_queue_options(const OutfeedQueueOptions& options) {
+  if (options.buffer_depth < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "buffer_depth must be greater than zero, got ", options.buffer_depth));
+  }
+  outfeed_options_ = options;
+  if (graph_) graph_->DiscardPrograms();
+  return absl::OkStatus();
+}
+
 absl::Status Model::set_pipeline_stage_assignment(const std::vector<int>& stages) {
   const int n = static_cast<int>(nodes_.size()) - 1;  // the input excluded
   if (static_cast<int>(stages.size()) != n) {

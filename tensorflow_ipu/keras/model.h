@@ -78,6 +78,19 @@ struct PredictOptions {
   std::vector<callbacks::Callback*> callbacks;
 };
 
+// set_infeed_queue_options / set_outfeed_queue_options: the arguments the
+// vendor's Keras forwards to the IPUInfeedQueue and IPUOutfeedQueue it makes.
+struct InfeedQueueOptions {
+  // Batches the host prepares ahead of the device (a Prefetch stage after
+  // the batching).
+  int64_t prefetch_depth = 3;
+};
+struct OutfeedQueueOptions {
+  // Accepted and checked; the simulated outfeed buffers on the host
+  // without limit, so it changes no result and no simulated time.
+  int64_t buffer_depth = 3;
+};
+
 // How a replicated model reports its loss and metrics
 // (set_replication_options).
 enum class ReplicatedMetricReductionMethod { NONE, LIST, SUM, MEAN };
@@ -137,6 +150,9 @@ class Model {
       const std::string& gradient_accumulation_reduction_method = "sum");
   absl::Status set_replication_options(const std::string& replicated_metric_reduction_method);
   void set_asynchronous_callbacks(bool asynchronous) { asynchronous_callbacks_ = asynchronous; }
+  // InvalidArgument for a depth below 1.
+  absl::Status set_infeed_queue_options(const InfeedQueueOptions& options);
+  absl::Status set_outfeed_queue_options(const OutfeedQueueOptions& options);
   // One stage per layer call, in layers() order (the input layer excluded).
   absl::Status set_pipeline_stage_assignment(const std::vector<int>& stages);
   std::vector<std::optional<int>> get_pipeline_stage_assignment() const;
@@ -206,6 +222,8 @@ class Model {
   ReplicatedMetricReductionMethod replicated_metric_reduction_ =
       ReplicatedMetricReductionMethod::NONE;
   bool asynchronous_callbacks_ = false;
+  InfeedQueueOptions infeed_options_;
+  OutfeedQueueOptions outfeed_options_;
   bool show_ipu_time_ = false;
   double last_simulated_seconds_ = 0;
   IpuRunProfile last_execution_profile_;

@@ -527,7 +527,7 @@ absl::StatusOr<internal::PreparedCall> Model::Prepare(const CallData& d, Mode mo
     batched = slices.Batch(d.batch_size, /*drop_remainder=*/on_ipu());
   }
   if (on_ipu()) {
-    config.dataset = batched->Repeat();
+    config.dataset = batched->Repeat().Prefetch(infeed_options_.prefetch_depth);
   } else {
     prep.cpu_data = batched->Repeat();
   }

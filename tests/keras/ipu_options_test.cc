@@ -105,6 +105,20 @@ TEST_F(IpuOptionsTest, ReplicatedMetricReductions) {
   EXPECT_NE(loss["NONE"], loss["MEAN"]);
 }
 
+TEST_F(IpuOptionsTest, FeedQueueOptions) {
+  Configure(1);
+  auto scope = strategy_.scope();
+  TF_ASSERT_OK_AND_ASSIGN(auto model, Cnn(false));
+  TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy", {}, 16));
+  EXPECT_THAT(std::string(model->set_infeed_queue_options({.prefetch_depth = 0}).message()),
+              HasSubstr("prefetch_depth must be greater than zero, got 0"));
+  EXPECT_THAT(std::string(model->set_outfeed_queue_options({.buffer_depth = -2}).message()),
+              HasSubstr("buffer_depth must be greater than zero, got -2"));
+  TF_ASSERT_OK(model->set_infeed_queue_options({.prefetch_depth = 8}));
+  TF_ASSERT_OK(model->set_outfeed_queue_options({.buffer_depth = 4}));
+  TF_EXPECT_OK(FitOnce(*model));
+}
+
 TEST_F(IpuOptionsTest, StepsPerExecutionMustDivideTheStepsOfAReplica) {
   Configure(2);
   auto scope = strategy_.scope();
