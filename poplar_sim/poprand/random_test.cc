@@ -175,9 +175,9 @@ class SeedTensorEngineTest : public ::testing::TestWithParam<bool> {
     auto engine = Engine::create(g, p, Options());
     EXPECT_TRUE(engine.ok()) << engine.status();
     std::vector<float> v(n);
-    EXPECT_TRUE(engine->load(device).ok());
-    EXPECT_TRUE(engine->run().ok());
-    EXPECT_TRUE(engine->readTensor("u", v.data(), v.data() + n).ok());
+    EXPECT_EQ(absl::OkStatus(), engine->load(device));
+    EXPECT_EQ(absl::OkStatus(), engine->run());
+    EXPECT_EQ(absl::OkStatus(), engine->readTensor("u", v.data(), v.data() + n));
     return std::vector<double>(v.begin(), v.end());
   }
 };
@@ -203,24 +203,24 @@ TEST_P(SeedTensorEngineTest, ALoopIncrementingTheSeedDrawsFreshNumbersEachIterat
   ASSERT_TRUE(g.status().ok()) << g.status();
   auto engine = Engine::create(g, prog, Options());
   ASSERT_TRUE(engine.ok()) << engine.status();
-  ASSERT_TRUE(engine->load(device).ok());
+  ASSERT_EQ(absl::OkStatus(), engine->load(device));
   std::vector<uint32_t> start = {40, 7};
-  ASSERT_TRUE(engine->writeTensor("seed", start.data(), start.data() + 2).ok());
+  ASSERT_EQ(absl::OkStatus(), engine->writeTensor("seed", start.data(), start.data() + 2));
   std::vector<float> out(n * iterations);
-  ASSERT_TRUE(engine->connectStream("rows", out.data(), out.data() + out.size()).ok());
-  ASSERT_TRUE(engine->run().ok());
+  ASSERT_EQ(absl::OkStatus(), engine->connectStream("rows", out.data(), out.data() + out.size()));
+  ASSERT_EQ(absl::OkStatus(), engine->run());
   // Iteration k has exactly the numbers of constant seed (7 << 32) | 40 + k.
   for (unsigned k = 0; k < iterations; ++k) {
     std::vector<double> row(out.begin() + k * n, out.begin() + (k + 1) * n);
     EXPECT_EQ(row, ConstantSeedNumbers((uint64_t{7} << 32) | (40 + k), n)) << k;
   }
   // A second run continues from the counter the first left (43).
-  ASSERT_TRUE(engine->run().ok());
+  ASSERT_EQ(absl::OkStatus(), engine->run());
   std::vector<double> row(out.begin(), out.begin() + n);
   EXPECT_EQ(row, ConstantSeedNumbers((uint64_t{7} << 32) | 43, n));
   // Writing the seed between runs replays the first run.
-  ASSERT_TRUE(engine->writeTensor("seed", start.data(), start.data() + 2).ok());
-  ASSERT_TRUE(engine->run().ok());
+  ASSERT_EQ(absl::OkStatus(), engine->writeTensor("seed", start.data(), start.data() + 2));
+  ASSERT_EQ(absl::OkStatus(), engine->run());
   row.assign(out.begin(), out.begin() + n);
   EXPECT_EQ(row, ConstantSeedNumbers((uint64_t{7} << 32) | 40, n));
 }
@@ -237,13 +237,13 @@ TEST_P(SeedTensorEngineTest, ChangingTheSeedBetweenRunsChangesTheNumbers) {
   g.createHostRead("u", u);
   auto engine = Engine::create(g, prog, Options());
   ASSERT_TRUE(engine.ok()) << engine.status();
-  ASSERT_TRUE(engine->load(device).ok());
+  ASSERT_EQ(absl::OkStatus(), engine->load(device));
   auto runWith = [&](uint32_t lo, uint32_t hi) {
     std::vector<uint32_t> s = {lo, hi};
-    EXPECT_TRUE(engine->writeTensor("seed", s.data(), s.data() + 2).ok());
-    EXPECT_TRUE(engine->run().ok());
+    EXPECT_EQ(absl::OkStatus(), engine->writeTensor("seed", s.data(), s.data() + 2));
+    EXPECT_EQ(absl::OkStatus(), engine->run());
     std::vector<float> v(n);
-    EXPECT_TRUE(engine->readTensor("u", v.data(), v.data() + n).ok());
+    EXPECT_EQ(absl::OkStatus(), engine->readTensor("u", v.data(), v.data() + n));
     return std::vector<double>(v.begin(), v.end());
   };
   const std::vector<double> a = runWith(1, 0), b = runWith(2, 0), c = runWith(1, 1);

@@ -198,7 +198,7 @@ ClusterIr WaitingIr(bool mixed, bool pipelined = false) {
 // it run less often: it runs every iteration, after the update.
 TEST(GradientAccumulationTest, OpsThatOnlyWaitForTheUpdateFollowItEveryIteration) {
   ClusterIr ir = WaitingIr(/*mixed=*/false);
-  ASSERT_TRUE(GradientAccumulation().Run(&ir).ok());
+  ASSERT_EQ(absl::OkStatus(), GradientAccumulation().Run(&ir).status());
   std::vector<std::string> names;
   std::vector<int64_t> counts;
   std::vector<bool> after;

@@ -48,6 +48,11 @@ absl::Status Layer::EnsureBuilt(const Shape& input_shape) {
     return absl::OkStatus();
   }
   RETURN_IF_ERROR(Build(input_shape));
+  for (const WeightSpec& w : weights_) {
+    RETURN_IF_ERROR(
+        CheckedNumElements(w.shape, absl::StrCat("the ", w.name, " of layer \"", name_, "\""))
+            .status());
+  }
   built_ = true;
   built_input_shape_ = input_shape;
   return absl::OkStatus();
@@ -79,6 +84,9 @@ KerasTensor Layer::operator()(const KerasTensor& input) {
   if (!s.ok()) return KerasTensor::Error(s);
   absl::StatusOr<Shape> out = ComputeOutputShape(input.shape());
   if (!out.ok()) return KerasTensor::Error(out.status());
+  absl::Status size = CheckedNumElements(
+      *out, absl::StrCat("the output of layer \"", name_, "\"")).status();
+  if (!size.ok()) return KerasTensor::Error(size);
   nodes_.push_back({{input}, *out, *stage});
   KerasTensor t;
   t.layer_ = shared_from_this();

@@ -231,10 +231,12 @@ absl::Status Model::set_pipeline_stage_assignment(const std::vector<int>& stages
     }
   }
   for (int i = 0; i < n; ++i) {
-    if (stages[i] < 0) {
+    // Every stage needs a layer, so there are at most n of them.
+    if (stages[i] < 0 || stages[i] >= n) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Layer ", nodes_[i + 1].layer->name(), " was assigned to pipeline stage ",
-          stages[i], "; stages are numbered from 0"));
+          stages[i], "; stages are numbered from 0, and ", n,
+          " layers make at most ", n, " stages"));
     }
   }
   for (int i = 0; i < n; ++i) {

@@ -70,6 +70,12 @@ absl::Status ModelGraph::ResolveStages() {
     node_stage_[i] = *s;
     max_stage = std::max(max_stage, *s);
   }
+  // Every stage needs a layer: more stages than layers leave one empty.
+  if (max_stage >= static_cast<int>(nodes.size()) - 1) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "All stages in a pipeline must have at least one layer assigned to them; stage ",
+        max_stage, " was given, but the model has only ", nodes.size() - 1, " layers."));
+  }
   std::vector<bool> used(max_stage + 1, false);
   for (size_t i = 1; i < nodes.size(); ++i) used[node_stage_[i]] = true;
   for (int s = 0; s <= max_stage; ++s) {

@@ -205,6 +205,10 @@ absl::StatusOr<StepPlan> PlanSteps(const Model& model, int64_t batches, bool par
                                    bool accumulation_set) {
   StepPlan plan;
   plan.replicas = replicas;
+  if (steps && *steps < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "`steps_per_epoch` / `steps` must be a positive integer, got ", *steps));
+  }
   if (model.on_ipu() && partial) {
     return absl::InvalidArgumentError(absl::StrCat(
         "The provided set of data has a partial batch, which could result in data being "
@@ -474,7 +478,8 @@ absl::StatusOr<internal::PreparedCall> Model::Prepare(const CallData& d, Mode mo
     }
     batch_size = shapes.empty() || shapes[0].dims() < 1 ? 0 : shapes[0].dim_size(0);
   } else {
-    batches = (d.samples + d.batch_size - 1) / d.batch_size;
+    // Rounded up without a sum that could overflow (batch sizes up to 2^63).
+    batches = d.samples / d.batch_size + (d.samples % d.batch_size != 0 ? 1 : 0);
     partial = d.samples % d.batch_size != 0;
   }
   const bool training = mode == Mode::kTrain;

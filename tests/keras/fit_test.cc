@@ -207,12 +207,12 @@ TEST_F(FitTest, SessionRunSecondsArePartOfTheCall) {
     EXPECT_EQ(model->last_session_run_seconds(), 0) << "before any call";
     TF_ASSERT_OK(model->compile("sgd", "categorical_crossentropy", {"accuracy"}, 4));
     const double fit_seconds = wall([&] {
-      ASSERT_TRUE(model->fit(d.x, d.y_onehot, {.epochs = 2, .batch_size = 16, .verbose = 0}).ok());
+      TF_ASSERT_OK(model->fit(d.x, d.y_onehot, {.epochs = 2, .batch_size = 16, .verbose = 0}).status());
     });
     EXPECT_GT(model->last_session_run_seconds(), 0);
     EXPECT_LE(model->last_session_run_seconds(), fit_seconds);
     const double eval_seconds = wall([&] {
-      ASSERT_TRUE(model->evaluate(d.x, d.y_onehot, {.batch_size = 16, .verbose = 0}).ok());
+      TF_ASSERT_OK(model->evaluate(d.x, d.y_onehot, {.batch_size = 16, .verbose = 0}).status());
     });
     EXPECT_GT(model->last_session_run_seconds(), 0);
     EXPECT_LE(model->last_session_run_seconds(), eval_seconds) << "evaluate's own, not fit's";

@@ -25,8 +25,10 @@ absl::StatusOr<int64_t> WindowOutputSize(const std::string& layer, int64_t in,
         "layer \"", layer, "\": window sizes and strides must be positive, got window ",
         window, " and stride ", stride));
   }
-  const int64_t out = attr == "SAME" ? (in + stride - 1) / stride
-                                     : (in - window + stride) / stride;
+  // Without sums that could overflow for windows or strides near 2^63.
+  const int64_t out = attr == "SAME" ? in / stride + (in % stride != 0 ? 1 : 0)
+                      : in < window  ? 0
+                                     : (in - window) / stride + 1;
   if (out < 1 || in < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "layer \"", layer, "\": a window of ", window, " does not fit in an input of ", in,

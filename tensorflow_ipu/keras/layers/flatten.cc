@@ -9,15 +9,16 @@ namespace keras {
 namespace layers {
 
 absl::StatusOr<Shape> FlattenLayer::ComputeOutputShape(const Shape& in) const {
-  int64_t n = 1;
   for (size_t i = 1; i < in.size(); ++i) {
     if (in[i] < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "layer \"", name(), "\": all dimensions but the batch must be known to "
           "flatten, found shape=", ShapeString(in)));
     }
-    n *= in[i];
   }
+  ASSIGN_OR_RETURN(int64_t n, CheckedNumElements(Shape(in.begin() + std::min<size_t>(1, in.size()),
+                                                       in.end()),
+                                                 absl::StrCat("layer \"", name(), "\"")));
   return Shape{in.empty() ? kUnknownDim : in[0], n};
 }
 

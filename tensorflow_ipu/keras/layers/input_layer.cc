@@ -16,15 +16,19 @@ std::string InputName(const std::string& name) {
 }  // namespace
 
 KerasTensor InputLayerImpl::MakeInput(const Shape& shape, DataType dtype) {
-  Shape full{kUnknownDim};
   for (int64_t d : shape) {
     if (d < 1) {
       return KerasTensor::Error(absl::InvalidArgumentError(absl::StrCat(
           "Input \"", name(), "\": every dimension of `shape` (without the batch) must "
-          "be positive, got ", ShapeString(shape))));
+          "be known and positive, got ", ShapeString(shape))));
     }
-    full.push_back(d);
   }
+  absl::Status size =
+      CheckedNumElements(shape, absl::StrCat("Input \"", name(), "\" (without the batch)"))
+          .status();
+  if (!size.ok()) return KerasTensor::Error(size);
+  Shape full{kUnknownDim};
+  full.insert(full.end(), shape.begin(), shape.end());
   return AddSourceNode(full, dtype);
 }
 

@@ -18,6 +18,13 @@ absl::StatusOr<Tensor> to_categorical(const Tensor& y, int64_t num_classes) {
         absl::StrCat("num_classes must be positive, got ", num_classes));
   }
   const int64_t n = y.NumElements();
+  // 2^31 floats at most (8 GiB), checked before the product can overflow.
+  constexpr int64_t kMaxElements = int64_t{1} << 31;
+  if (n > 0 && num_classes > kMaxElements / n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "to_categorical: ", n, " labels of ", num_classes,
+        " classes make more than 2^31 values; num_classes is too large"));
+  }
   std::vector<float> out(n * num_classes, 0.f);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t c = y.dtype() == DT_INT32 ? y.data<int32_t>()[i] : y.data<int64_t>()[i];
