@@ -153,11 +153,10 @@ namespace {
 
 constexpr int kAllReplicas = -1;
 
-// The connection of stream `id` on `replica` (the active replica's are in
-// e.streams, the others' in e.replicaStreams).
+// The connection of stream `id` on `replica`.
 internal::StreamConnection& ConnectionOf(internal::EngineImpl& e, unsigned replica,
                                          unsigned id) {
-  return replica == e.activeReplica ? e.streams[id] : e.replicaStreams[replica][id];
+  return e.memory[replica].streams[id];
 }
 
 // Gives stream `id` connection `c` on `replica`, or on every replica: a
@@ -421,10 +420,9 @@ absl::Status Engine::writeTensor(const std::string& handle, const void* begin,
   internal::EngineImpl& e = *impl_;
   const size_t one = perReplica ? bytes / e.replicationFactor : bytes;
   for (unsigned r = 0; r < e.replicationFactor; ++r) {
-    e.activate(r);
-    e.scatter(h->tensor, static_cast<const char*>(begin) + (perReplica ? r * one : 0));
+    e.scatter(e.memory[r], h->tensor,
+              static_cast<const char*>(begin) + (perReplica ? r * one : 0));
   }
-  e.activate(0);
   CountHostTransfer(e, bytes, true);
   return absl::OkStatus();
 }
@@ -441,10 +439,8 @@ absl::Status Engine::readTensor(const std::string& handle, void* begin,
   const unsigned replicas = perReplica ? e.replicationFactor : 1;
   const size_t one = bytes / replicas;
   for (unsigned r = 0; r < replicas; ++r) {
-    e.activate(r);
-    e.gather(h->tensor, static_cast<char*>(begin) + r * one);
+    e.gather(e.memory[r], h->tensor, static_cast<char*>(begin) + r * one);
   }
-  e.activate(0);
   CountHostTransfer(e, bytes, false);
   return absl::OkStatus();
 }

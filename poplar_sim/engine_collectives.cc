@@ -39,22 +39,39 @@ double Reduce(program::CollectiveOperator op, Type type,
   return acc;
 }
 
-// The same for all `n` elements of float buffers, without converting
+// The same for elements [begin, end) of float buffers, without converting
 // through the type per element (gradients are floats, and a step of a
 // replicated training loop reduces every one of them): the same values as
 // Reduce, computed in double in replica order, a block at a time so that
 // the partial sums stay in the L1 cache; the result goes to every one of
 // `outs`.
-void ReduceFloats(program::CollectiveOperator op, const std::vector<const float*>& values,
-                  unsigned first, unsigned count, size_t n,
-                  const std::vector<float*>& outs) {
-  constexpr size_t kBlock = 2048;
-  double acc[kBlock];
+void ReduceFloatRange(program::CollectiveOperator op, const std::vector<const float*>& values,
+                      unsigned first, unsigned count, size_t begin, size_t end,
+                      const std::vector<float*>& outs) {
   // x / count, as a product when that is exact (a power of two).
   const bool exact = (count & (count - 1)) == 0;
   const double inverse = 1.0 / count;
-  for (size_t b = 0; b < n; b += kBlock) {
-    const size_t m = std::min(kBlock, n - b);
+  const bool sum = op == program::CollectiveOperator::ADD ||
+                   op == program::CollectiveOperator::MEAN;
+  if (sum && count == 2 && (exact || op == program::CollectiveOperator::ADD)) {
+    // Two replicas (the common case): one pass, the same operations per
+    // element as below.
+    const float* a = values[first];
+    const float* b = values[first + 1];
+    const double scale = op == program::CollectiveOperator::MEAN ? inverse : 1.0;
+    float* o0 = outs[0];
+    for (size_t i = begin; i < end; ++i) {
+      o0[i] = static_cast<float>((static_cast<double>(a[i]) + static_cast<double>(b[i])) * scale);
+    }
+    for (size_t k = 1; k < outs.size(); ++k) {
+      std::memcpy(outs[k] + begin, o0 + begin, (end - begin) * sizeof(float));
+    }
+    return;
+  }
+  constexpr size_t kBlock = 2048;
+  double acc[kBlock];
+  for (size_t b = begin; b < end; b += kBlock) {
+    const size_t m = std::min(kBlock, end - b);
     const float* in = values[first] + b;
     for (size_t i = 0; i < m; ++i) acc[i] = in[i];
     for (unsigned r = 1; r < count; ++r) {
@@ -89,6 +106,21 @@ void ReduceFloats(program::CollectiveOperator op, const std::vector<const float*
       for (size_t i = 0; i < m; ++i) o[i] = static_cast<float>(acc[i]);
     }
   }
+}
+
+// All `n` elements, split over the host threads (each element's result
+// depends on that element alone, so the split changes no value). The
+// reduction is bound by memory bandwidth, which two cores have more of.
+void ReduceFloats(program::CollectiveOperator op, const std::vector<const float*>& values,
+                  unsigned first, unsigned count, size_t n, const std::vector<float*>& outs,
+                  HostThreads* threads) {
+  constexpr size_t kGrain = 16384;
+  parallelRanges(
+      threads, n,
+      [&](size_t begin, size_t end) {
+        ReduceFloatRange(op, values, first, count, begin, end, outs);
+      },
+      kGrain);
 }
 
 }  // namespace
@@ -138,15 +170,14 @@ absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
     const ElementRun& d0 = n.dst.runs()[0];
     if (s0.var != d0.var || s0.start == d0.start) {
       auto at_replica = [&](unsigned r, const ElementRun& run) {
-        auto& memory = r == activeReplica ? data : replicaData[r];
-        return reinterpret_cast<float*>(memory[run.var].get()) + run.start;
+        return reinterpret_cast<float*>(memory[r].data[run.var].get()) + run.start;
       };
       std::vector<const float*> ins(runs.size());
       for (unsigned r = 0; r < runs.size(); ++r) ins[r] = at_replica(r, s0);
       for (unsigned g = 0; g < runs.size(); g += group) {
         std::vector<float*> outs;
         for (unsigned r = g; r < g + group; ++r) outs.push_back(at_replica(r, d0));
-        ReduceFloats(n.collectiveOp, ins, g, group, count, outs);
+        ReduceFloats(n.collectiveOp, ins, g, group, count, outs, hostThreads);
       }
       return finishReduction(runs, at);
     }
@@ -160,25 +191,20 @@ absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
     for (size_t r = 0; r <= runs.size(); ++r) in.emplace_back(new char[std::max<size_t>(bytes, 1)]);
     reduceScratchBytes = std::max<size_t>(bytes, 1);
   }
-  for (unsigned r = 0; r < runs.size(); ++r) {
-    activate(r);
-    gather(n.src, in[r].get());
-  }
+  for (unsigned r = 0; r < runs.size(); ++r) gather(memory[r], n.src, in[r].get());
   std::unique_ptr<char[]>& out = in[runs.size()];
   for (unsigned g = 0; g < runs.size(); g += group) {
     if (type == FLOAT) {
       std::vector<const float*> ins;
       for (const auto& b : in) ins.push_back(reinterpret_cast<const float*>(b.get()));
-      ReduceFloats(n.collectiveOp, ins, g, group, count, {reinterpret_cast<float*>(out.get())});
+      ReduceFloats(n.collectiveOp, ins, g, group, count, {reinterpret_cast<float*>(out.get())},
+                   hostThreads);
     } else {
       for (size_t i = 0; i < count; ++i) {
         storeFromDouble(type, out.get(), i, Reduce(n.collectiveOp, type, in, g, group, i));
       }
     }
-    for (unsigned r = g; r < g + group; ++r) {
-      activate(r);
-      scatter(n.dst, out.get());
-    }
+    for (unsigned r = g; r < g + group; ++r) scatter(memory[r], n.dst, out.get());
   }
   return finishReduction(runs, at);
 }
@@ -197,10 +223,7 @@ absl::Status EngineImpl::reduceAcrossInstances(std::vector<ReplicaRun>& runs, in
   }
   // This engine's replicas' values, in order, then everyone's.
   std::vector<char> local(bytes * runs.size());
-  for (unsigned r = 0; r < runs.size(); ++r) {
-    activate(r);
-    gather(n.src, local.data() + r * bytes);
-  }
+  for (unsigned r = 0; r < runs.size(); ++r) gather(memory[r], n.src, local.data() + r * bytes);
   std::vector<char> all(bytes * global);
   POPLAR_SIM_RETURN_IF_ERROR(replicaSubset.exchange->allGather(
       absl::MakeConstSpan(local), absl::MakeSpan(all),
@@ -217,7 +240,7 @@ absl::Status EngineImpl::reduceAcrossInstances(std::vector<ReplicaRun>& runs, in
         ins[g] = reinterpret_cast<const float*>(all.data() + g * bytes);
       }
       ReduceFloats(n.collectiveOp, ins, first, group, count,
-                   {reinterpret_cast<float*>(out.data())});
+                   {reinterpret_cast<float*>(out.data())}, hostThreads);
     } else {
       if (replicaValues.empty()) {
         for (unsigned g = 0; g < global; ++g) {
@@ -230,8 +253,7 @@ absl::Status EngineImpl::reduceAcrossInstances(std::vector<ReplicaRun>& runs, in
                         Reduce(n.collectiveOp, type, replicaValues, first, group, i));
       }
     }
-    activate(r);
-    scatter(n.dst, out.data());
+    scatter(memory[r], n.dst, out.data());
   }
   return finishReduction(runs, at, steps[at].networkCost);
 }
@@ -278,7 +300,6 @@ absl::Status EngineImpl::finishReduction(std::vector<ReplicaRun>& runs, int at,
   StepCost cost = st.cost;
   cost += network;
   for (unsigned r = 0; r < runs.size(); ++r) {
-    activate(r);
     record(static_cast<unsigned>(at), cost, runs[r]);
     runs[r].stack.pop_back();
     runs[r].waitingAt = -1;

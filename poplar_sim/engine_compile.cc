@@ -358,6 +358,7 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
                                        ? programNames[i]
                                        : absl::StrCat("program", i));
   }
+  planLanes();
 
   profile.arch = target.getTargetArchString();
   profile.chip = target.arch().chipName;
@@ -379,13 +380,12 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
   profile.load.seconds = target.cyclesToSeconds(profile.load.cycles);
   if (!mem.ok()) return mem;
 
-  // Every replica has its own device memory and stream connections;
-  // replica 0's are active (see EngineImpl::activate).
-  replicaData.resize(replicationFactor);
-  replicaStreams.assign(replicationFactor,
-                        std::vector<StreamConnection>(graph->streams.size()));
+  // Every replica has its own device memory and stream connections.
+  memory.clear();
+  memory.resize(replicationFactor);
   for (unsigned replica = 0; replica < replicationFactor; ++replica) {
-    std::vector<std::unique_ptr<char[]>>& mem = replicaData[replica];
+    memory[replica].streams.resize(graph->streams.size());
+    std::vector<std::unique_ptr<char[]>>& mem = memory[replica].data;
     mem.resize(graph->variables.size());
     for (size_t v = 0; v < graph->variables.size(); ++v) {
       const VariableRecord& r = graph->variables[v];
@@ -394,7 +394,7 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
       // debug.allowOutOfMemory a variable may be larger than the host has.
       mem[v].reset(new (std::nothrow) char[std::max<size_t>(bytes, 1)]());
       if (mem[v] == nullptr) {
-        replicaData.clear();
+        memory.clear();
         return absl::ResourceExhaustedError(absl::StrCat(
             "The host cannot allocate the ", bytes, " bytes of tensor '", *r.name,
             "' ", typeName(r.type), shapeToString(r.shape),
@@ -408,9 +408,6 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
       }
     }
   }
-  activeReplica = 0;
-  std::swap(data, replicaData[0]);
-  std::swap(streams, replicaStreams[0]);
   return absl::OkStatus();
 }
 
@@ -419,8 +416,7 @@ void EngineImpl::writeReplicationIndices() {
     const VariableRecord& r = graph->variables[v];
     if (!r.isReplicationIndex) continue;
     for (unsigned replica = 0; replica < replicationFactor; ++replica) {
-      auto& memory = replica == activeReplica ? data : replicaData[replica];
-      storeFromDouble(r.type, memory[v].get(), 0, globalReplica(replica));
+      storeFromDouble(r.type, memory[replica].data[v].get(), 0, globalReplica(replica));
     }
   }
 }

@@ -30,6 +30,26 @@ namespace internal {
 
 using Kind = program::ProgramNode::Kind;
 
+// Consecutive children [begin, end) of a Sequence that each touch the
+// memory of one IPU at most, and no host stream another of them uses: they
+// run as lanes, one per IPU, side by side on the host threads, each lane
+// in program order (engine_lanes.cc). What they cost and what the profile
+// shows is recorded afterwards in program order, so that nothing but the
+// host time changes.
+struct LaneGroup {
+  unsigned begin = 0;
+  unsigned end = 0;
+  std::vector<std::vector<unsigned>> lanes;  // child positions, per lane
+};
+
+// What a step run as part of a lane did to the clocks and the profile,
+// replayed afterwards in program order.
+struct LaneEvent {
+  enum class Kind : uint8_t { ENTER, FINISH, RECORD, CONTROL };
+  Kind kind;
+  unsigned id;
+};
+
 // One step of a compiled program tree (the profile's StepProfile has the
 // same index).
 struct CompiledStep {
@@ -43,6 +63,11 @@ struct CompiledStep {
   // `cost` (set with the runtime replica subset; zero otherwise).
   StepCost networkCost;
   size_t bytes = 0;  // stream record / printed tensor bytes
+  // Sequences: the groups of children that run as lanes, and for each
+  // child position the index of the group starting there, or -1 (empty
+  // when the sequence has none).
+  std::vector<LaneGroup> laneGroups;
+  std::vector<int> laneGroupAt;
 };
 
 struct StreamConnection {
@@ -56,11 +81,21 @@ struct StreamConnection {
   std::vector<const char*> records;  // RECORDS: one buffer per record
 };
 
+// One replica's device memory (a buffer per variable, indexed by variable
+// id) and its stream connections.
+struct ReplicaMemory {
+  std::vector<std::unique_ptr<char[]>> data;
+  std::vector<StreamConnection> streams;
+};
+
 // Where one replica is in a run: its control stack and its IPUs' clocks.
 // A replica runs until it finishes or reaches a cross-replica reduction,
-// where it waits for the others (engine_run.cc).
+// where it waits for the others (engine_run.cc). Replicas touch nothing
+// of each other's, so they may run on host threads side by side; only
+// replica 0 writes the profile.
 struct ReplicaRun {
-  explicit ReplicaRun(unsigned numIPUs) : timeline(numIPUs) {}
+  ReplicaRun(unsigned numIPUs, unsigned replica, ReplicaMemory* memory)
+      : timeline(numIPUs), replica(replica), memory(memory) {}
   struct Frame {
     unsigned id;
     unsigned phase = 0;      // 0: just entered
@@ -70,6 +105,17 @@ struct ReplicaRun {
   std::vector<Frame> stack;
   IpuTimeline timeline;
   int waitingAt = -1;  // the step id of the reduction it waits at, or -1
+  unsigned replica;
+  ReplicaMemory* memory;
+  // The host threads its compute sets (and lanes) may split work over
+  // (nullptr: its own thread only).
+  HostThreads* threads = nullptr;
+  // Set while it runs a lane: record() and addControl() append what they
+  // would do here instead (engine_lanes.cc).
+  std::vector<LaneEvent>* log = nullptr;
+  // Set while replicas run side by side: what PrintTensor prints waits
+  // here, to be written in replica order.
+  std::string* printed = nullptr;
   bool done() const { return stack.empty(); }
 };
 
@@ -87,18 +133,10 @@ struct EngineImpl {
   }
   unsigned globalReplica(unsigned local) const { return replicaSubset.firstReplica + local; }
   EngineOptions options;
-  // The active replica's device memory (one buffer per variable) and
-  // stream connections. The other replicas' are kept in replicaData /
-  // replicaStreams; activate() swaps them in (an O(1) vector swap), so
-  // everything that reads `data` works on the active replica.
-  std::vector<std::unique_ptr<char[]>> data;
+  // Each replica's device memory and stream connections.
+  std::vector<ReplicaMemory> memory;
   std::vector<CompiledStep> steps;
   std::vector<unsigned> roots;  // step id of each program
-  std::vector<StreamConnection> streams;
-  std::vector<std::vector<std::unique_ptr<char[]>>> replicaData;
-  std::vector<std::vector<StreamConnection>> replicaStreams;
-  unsigned activeReplica = 0;
-  void activate(unsigned replica);
   // reduceAcrossReplicas' buffers: one per replica and one for the result,
   // each of reduceScratchBytes.
   std::vector<std::unique_ptr<char[]>> reduceScratch;
@@ -111,6 +149,10 @@ struct EngineImpl {
   uint64_t runStartClock = 0;  // the profile clock when this run's steps began
   std::ostream* printStream = nullptr;
   HostThreads* hostThreads = nullptr;  // not owned
+  // Whether this run may use the host threads for replicas and lanes side
+  // by side: not when a stream calls back into the host program, whose
+  // callbacks must see the records in program order.
+  bool sideBySideAllowed = false;
   absl::Time runDeadline = absl::InfiniteFuture();
   std::vector<std::vector<unsigned>> computeSetIPUs_;  // per compute set
 
@@ -119,9 +161,12 @@ struct EngineImpl {
                        const std::vector<std::string>& programNames);
   // engine_run.cc
   absl::Status runProgram(unsigned index, const std::string& name);
-  void gather(const Tensor& t, void* dst) const;
-  void scatter(const Tensor& t, const void* src);
-  void* contiguous(const Tensor& t);
+  // Copies the elements of `t` in `mem` to `dst` in row-major order, or
+  // from `src` into them; contiguous: their storage in `mem` if they are one
+  // stride-1 run (or none), else nullptr.
+  void gather(const ReplicaMemory& mem, const Tensor& t, void* dst) const;
+  void scatter(ReplicaMemory& mem, const Tensor& t, const void* src) const;
+  void* contiguous(ReplicaMemory& mem, const Tensor& t) const;
   // Writes each replica's (global) index into its replication index
   // constants.
   void writeReplicationIndices();
@@ -179,11 +224,17 @@ struct EngineImpl {
   // plus `network`, and lets them go on.
   absl::Status finishReduction(std::vector<ReplicaRun>& runs, int at,
                                const StepCost& network = StepCost());
+  // engine_lanes.cc: fills the laneGroups of every Sequence step.
+  void planLanes();
+  // Runs lane group `g` of Sequence step `seq` for `run`: the lanes side by
+  // side on run.threads, then their events replayed in program order.
+  absl::Status runLanes(ReplicaRun& run, unsigned seq, const LaneGroup& g);
+  void replay(const std::vector<LaneEvent>& events, ReplicaRun& run);
   // Runs a step that has no children (Execute, Copy, streams, ...).
   absl::Status executeLeaf(unsigned id, ReplicaRun& run);
-  double readScalar(const Tensor& t) const;
-  absl::Status executeComputeSet(unsigned cs);
-  absl::Status executeVertices(unsigned cs);
+  double readScalar(const ReplicaMemory& mem, const Tensor& t) const;
+  absl::Status executeComputeSet(unsigned cs, ReplicaRun& run);
+  absl::Status executeVertices(unsigned cs, ReplicaMemory& mem);
   // Runs step `id`, costing c, on its IPUs in the replica's timeline and,
   // for replica 0, records it in the profile (replicas run the same program
   // in parallel; the profile shows replica 0's timeline).

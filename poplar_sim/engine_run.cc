@@ -20,6 +20,12 @@ namespace {
 
 constexpr size_t kMaxRunsInProfile = 10000;
 
+// Steps with children, whose frames advance() resumes.
+bool IsControl(Kind k) {
+  return k == Kind::SEQUENCE || k == Kind::REPEAT || k == Kind::REPEAT_WHILE_TRUE ||
+         k == Kind::REPEAT_WHILE_FALSE || k == Kind::IF || k == Kind::SWITCH;
+}
+
 template <size_t kSize>
 void GatherRun(const char* base, const ElementRun& r, char*& out) {
   if (r.stride == 1) {
@@ -79,18 +85,22 @@ void ScatterAnyRun(char* base, size_t es, const ElementRun& r, const char*& in) 
   }
 }
 
+// What a bulk executor sees of one replica's run.
 class EngineContext : public ExecutionContext {
  public:
-  explicit EngineContext(EngineImpl& e) : e_(e) {}
+  EngineContext(const EngineImpl& e, ReplicaMemory& mem, HostThreads* threads)
+      : e_(e), mem_(mem), threads_(threads) {}
   const Target& target() const override { return e_.target; }
-  void* contiguousData(const Tensor& t) override { return e_.contiguous(t); }
-  void read(const Tensor& t, void* dst) override { e_.gather(t, dst); }
-  void write(const Tensor& t, const void* src) override { e_.scatter(t, src); }
-  HostThreads* hostThreads() override { return e_.hostThreads; }
-  char* variableData(uint32_t var) override { return e_.data[var].get(); }
+  void* contiguousData(const Tensor& t) override { return e_.contiguous(mem_, t); }
+  void read(const Tensor& t, void* dst) override { e_.gather(mem_, t, dst); }
+  void write(const Tensor& t, const void* src) override { e_.scatter(mem_, t, src); }
+  HostThreads* hostThreads() override { return threads_; }
+  char* variableData(uint32_t var) override { return mem_.data[var].get(); }
 
  private:
-  EngineImpl& e_;
+  const EngineImpl& e_;
+  ReplicaMemory& mem_;
+  HostThreads* threads_;
 };
 
 // Prints `n` elements of type `t` with nested brackets for `shape`.
@@ -116,13 +126,13 @@ void PrintValues(std::ostream& os, Type t, const char* data,
 
 }  // namespace
 
-void EngineImpl::gather(const Tensor& t, void* dst) const {
+void EngineImpl::gather(const ReplicaMemory& mem, const Tensor& t, void* dst) const {
   const size_t es = typeSize(t.elementType());
   char* out = static_cast<char*>(dst);
-  for (const ElementRun& r : t.runs()) GatherAnyRun(data[r.var].get(), es, r, out);
+  for (const ElementRun& r : t.runs()) GatherAnyRun(mem.data[r.var].get(), es, r, out);
 }
 
-void EngineImpl::scatter(const Tensor& t, const void* src) {
+void EngineImpl::scatter(ReplicaMemory& mem, const Tensor& t, const void* src) const {
   const size_t es = typeSize(t.elementType());
   const char* in = static_cast<const char*>(src);
   // Host data may hold any byte where a bool goes (a stream record, a
@@ -135,28 +145,23 @@ void EngineImpl::scatter(const Tensor& t, const void* src) {
     for (size_t i = 0; i < n; ++i) normalised[i] = in[i] != 0;
     in = normalised.get();
   }
-  for (const ElementRun& r : t.runs()) ScatterAnyRun(data[r.var].get(), es, r, in);
+  for (const ElementRun& r : t.runs()) ScatterAnyRun(mem.data[r.var].get(), es, r, in);
 }
 
-void* EngineImpl::contiguous(const Tensor& t) {
-  if (t.runs().empty()) return data.empty() ? nullptr : data[0].get();
+void* EngineImpl::contiguous(ReplicaMemory& mem, const Tensor& t) const {
+  if (t.runs().empty()) return mem.data.empty() ? nullptr : mem.data[0].get();
   if (!t.isContiguous()) return nullptr;
   const ElementRun& r = t.runs()[0];
-  return data[r.var].get() + r.start * typeSize(t.elementType());
-}
-
-void EngineImpl::activate(unsigned replica) {
-  if (replica == activeReplica) return;
-  std::swap(data, replicaData[activeReplica]);
-  std::swap(streams, replicaStreams[activeReplica]);
-  std::swap(data, replicaData[replica]);
-  std::swap(streams, replicaStreams[replica]);
-  activeReplica = replica;
+  return mem.data[r.var].get() + r.start * typeSize(t.elementType());
 }
 
 void EngineImpl::record(unsigned id, const StepCost& c, ReplicaRun& run) {
+  if (run.log) {  // a lane's leaves cost their compiled cost
+    run.log->push_back(LaneEvent{LaneEvent::Kind::RECORD, id});
+    return;
+  }
   const uint64_t start = run.timeline.occupy(profile.steps[id].ipus, c);
-  if (activeReplica != 0) return;
+  if (run.replica != 0) return;
   const uint64_t cycles = c.cycles();
   StepProfile& sp = profile.steps[id];
   ++sp.executions;
@@ -172,16 +177,20 @@ void EngineImpl::record(unsigned id, const StepCost& c, ReplicaRun& run) {
 }
 
 void EngineImpl::addControl(unsigned id, ReplicaRun& run) {
+  if (run.log) {
+    run.log->push_back(LaneEvent{LaneEvent::Kind::CONTROL, id});
+    return;
+  }
   const CompiledStep& st = steps[id];
   if (st.kind == Kind::REPEAT) {
     run.timeline.addToEach(st.cost);
   } else {
     run.timeline.occupy({}, st.cost);
   }
-  if (activeReplica == 0) profile.clockCycles = runStartClock + run.timeline.elapsed();
+  if (run.replica == 0) profile.clockCycles = runStartClock + run.timeline.elapsed();
 }
 
-absl::Status EngineImpl::executeVertices(unsigned cs) {
+absl::Status EngineImpl::executeVertices(unsigned cs, ReplicaMemory& mem) {
   const ComputeSetRecord& rec = graph->computeSets[cs];
   const VertexStore& vs = graph->vertices;
   struct Bound {
@@ -213,7 +222,7 @@ absl::Status EngineImpl::executeVertices(unsigned cs) {
       if (f->direction() != FieldDirection::OUTPUT) {
         char* out = buf;
         t.forEachRun([&](const ElementRun& r) {
-          GatherAnyRun(data[r.var].get(), es, r, out);
+          GatherAnyRun(mem.data[r.var].get(), es, r, out);
         });
       }
       f->bind(buf, n, options.checkVertexFields);
@@ -244,17 +253,17 @@ absl::Status EngineImpl::executeVertices(unsigned cs) {
       const size_t es = typeSize(t.elementType());
       const char* in = bound[i].buffers[buffer].get();
       t.forEachRun([&](const ElementRun& r) {
-        ScatterAnyRun(data[r.var].get(), es, r, in);
+        ScatterAnyRun(mem.data[r.var].get(), es, r, in);
       });
     }
   }
   return absl::OkStatus();
 }
 
-absl::Status EngineImpl::executeComputeSet(unsigned cs) {
+absl::Status EngineImpl::executeComputeSet(unsigned cs, ReplicaRun& run) {
   const ComputeSetRecord& rec = graph->computeSets[cs];
   if (rec.bulk && !options.executeVerticesIndividually) {
-    EngineContext ctx(*this);
+    EngineContext ctx(*this, *run.memory, run.threads);
     absl::Status s = rec.bulk(ctx);
     if (!s.ok()) {
       return absl::Status(s.code(), absl::StrCat("Compute set '", rec.name,
@@ -262,7 +271,7 @@ absl::Status EngineImpl::executeComputeSet(unsigned cs) {
     }
     return absl::OkStatus();
   }
-  return executeVertices(cs);
+  return executeVertices(cs, *run.memory);
 }
 
 absl::Status EngineImpl::executeLeaf(unsigned id, ReplicaRun& run) {
@@ -270,16 +279,17 @@ absl::Status EngineImpl::executeLeaf(unsigned id, ReplicaRun& run) {
   const program::ProgramNode& n = *st.node;
   switch (st.kind) {
     case Kind::EXECUTE:
-      POPLAR_SIM_RETURN_IF_ERROR(executeComputeSet(n.cs.id));
+      POPLAR_SIM_RETURN_IF_ERROR(executeComputeSet(n.cs.id, run));
       record(id, st.cost, run);
-      if (activeReplica == 0) {
+      if (run.replica == 0 && !run.log) {
         ++profile.computeSets[n.cs.id].executions;
         profile.computeSets[n.cs.id].totalCycles += st.cost.cycles();
       }
       return absl::OkStatus();
     case Kind::COPY: {
-      void* s = contiguous(n.src);
-      void* d = contiguous(n.dst);
+      ReplicaMemory& mem = *run.memory;
+      void* s = contiguous(mem, n.src);
+      void* d = contiguous(mem, n.dst);
       const size_t bytes = n.src.numElements() * typeSize(n.src.elementType());
       bool sharesDst = false;
       if (d) {
@@ -289,11 +299,11 @@ absl::Status EngineImpl::executeLeaf(unsigned id, ReplicaRun& run) {
       if (s && d) {
         std::memmove(d, s, bytes);
       } else if (d && !sharesDst) {
-        gather(n.src, d);  // straight into the destination
+        gather(mem, n.src, d);  // straight into the destination
       } else {
         std::unique_ptr<char[]> tmp(new char[std::max<size_t>(bytes, 1)]);
-        gather(n.src, tmp.get());
-        scatter(n.dst, tmp.get());
+        gather(mem, n.src, tmp.get());
+        scatter(mem, n.dst, tmp.get());
       }
       record(id, st.cost, run);
       return absl::OkStatus();
@@ -301,7 +311,7 @@ absl::Status EngineImpl::executeLeaf(unsigned id, ReplicaRun& run) {
     case Kind::STREAM_TO_DEVICE:
     case Kind::STREAM_FROM_DEVICE: {
       const bool toDevice = st.kind == Kind::STREAM_TO_DEVICE;
-      StreamConnection& c = streams[n.stream.id];
+      StreamConnection& c = run.memory->streams[n.stream.id];
       if (c.mode == StreamConnection::Mode::NONE) {
         return absl::FailedPreconditionError(absl::StrCat(
             "Stream '", n.stream.handle, "' is not connected; call "
@@ -318,7 +328,7 @@ absl::Status EngineImpl::executeLeaf(unsigned id, ReplicaRun& run) {
         ++c.next;
       } else if (c.mode == StreamConnection::Mode::RECORDS) {
         // Host-to-device only (connectStreamToRecords checks): read in place.
-        scatter(n.dst, c.records[c.next % c.records.size()]);
+        scatter(*run.memory, n.dst, c.records[c.next % c.records.size()]);
         ++c.next;
         record(id, st.cost, run);
         return absl::OkStatus();
@@ -327,11 +337,13 @@ absl::Status EngineImpl::executeLeaf(unsigned id, ReplicaRun& run) {
         record_ = tmp.get();
       }
       const Tensor& t = toDevice ? n.dst : n.src;
+      // (A run with callbacks runs its replicas and lanes one after
+      // another: see sideBySideAllowed.)
       if (toDevice) {
         if (c.mode == StreamConnection::Mode::CALLBACK) c.callback(record_);
-        scatter(t, record_);
+        scatter(*run.memory, t, record_);
       } else {
-        gather(t, record_);
+        gather(*run.memory, t, record_);
         if (c.mode == StreamConnection::Mode::CALLBACK) c.callback(record_);
       }
       record(id, st.cost, run);
@@ -344,13 +356,17 @@ absl::Status EngineImpl::executeLeaf(unsigned id, ReplicaRun& run) {
     case Kind::PRINT_TENSOR: {
       const Tensor& t = n.predicate;
       std::unique_ptr<char[]> buf(new char[std::max<size_t>(st.bytes, 1)]);
-      gather(t, buf.get());
+      gather(*run.memory, t, buf.get());
       std::ostringstream os;
       os << n.debugName << ": ";
       size_t i = 0;
       PrintValues(os, t.elementType(), buf.get(), t.shape(), 0, i);
       os << "\n";
-      (printStream ? *printStream : std::cout) << os.str();
+      if (run.printed) {
+        *run.printed += os.str();
+      } else {
+        (printStream ? *printStream : std::cout) << os.str();
+      }
       record(id, st.cost, run);
       return absl::OkStatus();
     }
@@ -360,9 +376,9 @@ absl::Status EngineImpl::executeLeaf(unsigned id, ReplicaRun& run) {
   }
 }
 
-double EngineImpl::readScalar(const Tensor& t) const {
+double EngineImpl::readScalar(const ReplicaMemory& mem, const Tensor& t) const {
   char buf[8];
-  gather(t, buf);
+  gather(mem, t, buf);
   return loadAsDouble(t.elementType(), buf, 0);
 }
 
@@ -374,18 +390,34 @@ absl::Status EngineImpl::advance(ReplicaRun& run) {
   // reduceAcrossReplicas has run it.
   using Frame = ReplicaRun::Frame;
   std::vector<Frame>& stack = run.stack;
-  const bool profiled = activeReplica == 0;
+  const bool profiled = run.replica == 0;
   while (!stack.empty()) {
     Frame& f = stack.back();
     const CompiledStep& st = steps[f.id];
     const program::ProgramNode& n = *st.node;
-    if (f.phase == 0 && profiled) f.start = profile.clockCycles;
+    if (f.phase == 0) {
+      if (run.log) {
+        if (IsControl(st.kind)) {
+          run.log->push_back(LaneEvent{LaneEvent::Kind::ENTER, f.id});
+        }
+      } else if (profiled) {
+        f.start = profile.clockCycles;
+      }
+    }
     unsigned push = 0;
     bool pushes = false;
     bool finished = false;
     switch (st.kind) {
       case Kind::SEQUENCE:
         f.phase = 1;
+        if (!st.laneGroupAt.empty() && f.iteration < st.children.size() &&
+            st.laneGroupAt[f.iteration] >= 0 && run.threads != nullptr &&
+            run.threads->numThreads() > 1 && sideBySideAllowed) {
+          const LaneGroup& g = st.laneGroups[st.laneGroupAt[f.iteration]];
+          POPLAR_SIM_RETURN_IF_ERROR(runLanes(run, f.id, g));
+          f.iteration = g.end;
+          continue;
+        }
         if (f.iteration < st.children.size()) {
           push = st.children[f.iteration++];
           pushes = true;
@@ -409,7 +441,7 @@ absl::Status EngineImpl::advance(ReplicaRun& run) {
         if (f.phase == 1) {  // the condition finished
           addControl(f.id, run);
           const bool whileTrue = st.kind == Kind::REPEAT_WHILE_TRUE;
-          if ((readScalar(n.predicate) != 0) != whileTrue) {
+          if ((readScalar(*run.memory, n.predicate) != 0) != whileTrue) {
             finished = true;
           } else {
             ++f.iteration;
@@ -443,11 +475,11 @@ absl::Status EngineImpl::advance(ReplicaRun& run) {
         addControl(f.id, run);
         push = st.children[0];
         if (st.kind == Kind::IF) {
-          push = st.children[readScalar(n.predicate) != 0 ? 0 : 1];
+          push = st.children[readScalar(*run.memory, n.predicate) != 0 ? 0 : 1];
         } else {
           // Compared as doubles: a LONGLONG control beyond int64's range
           // as a double must not be converted back (undefined).
-          const double v = readScalar(n.predicate);
+          const double v = readScalar(*run.memory, n.predicate);
           for (size_t i = 0; i < n.caseValues.size(); ++i) {
             if (static_cast<double>(n.caseValues[i]) == v) push = st.children[i + 1];
           }
@@ -463,7 +495,9 @@ absl::Status EngineImpl::advance(ReplicaRun& run) {
         continue;
     }
     if (finished) {
-      if (profiled) {
+      if (run.log) {
+        run.log->push_back(LaneEvent{LaneEvent::Kind::FINISH, f.id});
+      } else if (profiled) {
         StepProfile& sp = profile.steps[f.id];
         ++sp.executions;
         sp.totalCycles += profile.clockCycles - f.start;
@@ -488,17 +522,62 @@ absl::Status EngineImpl::runProgram(unsigned index, const std::string& name) {
   runStartClock = profile.clockCycles;
   // Each replica runs until it ends or waits at a reduction; when all wait,
   // the reduction runs and they go on.
-  std::vector<ReplicaRun> replicas(replicationFactor, ReplicaRun(target.getNumIPUs()));
-  for (ReplicaRun& r : replicas) r.stack.push_back(ReplicaRun::Frame{roots[index]});
-  absl::Status s;
-  while (s.ok()) {
-    bool waiting = false;
-    for (unsigned r = 0; r < replicas.size() && s.ok(); ++r) {
-      if (replicas[r].done() || replicas[r].waitingAt >= 0) continue;
-      activate(r);
-      s = advance(replicas[r]);
-      waiting |= replicas[r].waitingAt >= 0;
+  std::vector<ReplicaRun> replicas;
+  replicas.reserve(replicationFactor);
+  for (unsigned r = 0; r < replicationFactor; ++r) {
+    replicas.emplace_back(target.getNumIPUs(), r, &memory[r]);
+    replicas.back().stack.push_back(ReplicaRun::Frame{roots[index]});
+  }
+  // With several host threads, replicas run side by side, each on one
+  // thread (they share nothing until a reduction), rather than one after
+  // another with each compute set split over the threads: a replica's
+  // products are too small to split well, and replicas need no hand-off.
+  sideBySideAllowed = hostThreads != nullptr && hostThreads->numThreads() > 1;
+  for (const ReplicaMemory& m : memory) {
+    for (const StreamConnection& c : m.streams) {
+      sideBySideAllowed &= c.mode != StreamConnection::Mode::CALLBACK;
     }
+  }
+  const bool sideBySide = sideBySideAllowed && replicationFactor > 1;
+  std::vector<std::string> printed(sideBySide ? replicationFactor : 0);
+  for (ReplicaRun& r : replicas) {
+    r.threads = sideBySide ? nullptr : hostThreads;
+    if (sideBySide) r.printed = &printed[r.replica];
+  }
+  absl::Status s;
+  std::vector<unsigned> ready;
+  std::vector<absl::Status> outcomes;
+  while (s.ok()) {
+    ready.clear();
+    for (unsigned r = 0; r < replicas.size(); ++r) {
+      if (!replicas[r].done() && replicas[r].waitingAt < 0) ready.push_back(r);
+    }
+    outcomes.assign(ready.size(), absl::OkStatus());
+    if (sideBySide && ready.size() > 1) {
+      hostThreads->parallelFor(static_cast<unsigned>(ready.size()), [&](unsigned i) {
+        outcomes[i] = advance(replicas[ready[i]]);
+      });
+    } else {
+      for (size_t i = 0; i < ready.size(); ++i) {
+        outcomes[i] = advance(replicas[ready[i]]);
+        if (!outcomes[i].ok()) break;
+      }
+    }
+    // What they printed, in replica order, as when they run one after
+    // another.
+    for (std::string& p : printed) {
+      if (p.empty()) continue;
+      (printStream ? *printStream : std::cout) << p;
+      p.clear();
+    }
+    // The first replica's error, likewise.
+    for (const absl::Status& o : outcomes) {
+      if (!o.ok()) {
+        s = o;
+        break;
+      }
+    }
+    bool waiting = false;
     for (const ReplicaRun& r : replicas) waiting |= r.waitingAt >= 0;
     if (!s.ok() || !waiting) break;
     s = reduceAcrossReplicas(replicas);
@@ -506,7 +585,6 @@ absl::Status EngineImpl::runProgram(unsigned index, const std::string& name) {
   // The run ends when the slowest IPU of the slowest replica does.
   uint64_t latest = 0;
   for (const ReplicaRun& r : replicas) latest = std::max(latest, r.timeline.elapsed());
-  activate(0);
   replicas[0].timeline.waitUntil({}, latest);
   profile.clockCycles = runStartClock + latest;
   stats.cost = replicas[0].timeline.total();

@@ -1,0 +1,265 @@
+// With host threads an engine runs replicas side by side, and the children
+// of a sequence that work on different IPUs as lanes side by side. Neither
+// may change anything but the host time: the values, the printed output,
+// the simulated cycles, the profile and the errors are those of a run on
+// one thread.
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "poplar_sim/engine.h"
+#include "poplar_sim/execution_context.h"
+#include "poplar_sim/gcl/collectives.h"
+#include "poplar_sim/host_threads.h"
+#include "poplar_sim/profile.h"
+#include "poplar_sim/testing/test_vertices.h"
+
+namespace poplar_sim {
+namespace {
+
+using namespace program;  // NOLINT: the Poplar style
+using ::testing::HasSubstr;
+
+// The threads a compute set's bulk executor ran on.
+struct ThreadLog {
+  std::mutex mu;
+  std::set<std::thread::id> ids;
+  void note() {
+    std::lock_guard<std::mutex> lock(mu);
+    ids.insert(std::this_thread::get_id());
+  }
+};
+
+// A compute set on `graph` scaling `t` (one vertex per tile) by k, whose
+// bulk executor notes its thread in `log` and fails at its `failAt`-th
+// execution (counting from 1; 0: never) with `failure`.
+ComputeSet Scale(Graph& graph, const Tensor& t, float k, const std::string& name,
+                 std::shared_ptr<ThreadLog> log, unsigned failAt = 0,
+                 const std::string& failure = "") {
+  ComputeSet cs = graph.addComputeSet(name);
+  const unsigned tiles = graph.getTarget().getNumTiles();
+  const size_t per = t.numElements() / tiles;
+  for (unsigned tile = 0; tile < tiles; ++tile) {
+    Tensor part = t.slice(tile * per, (tile + 1) * per);
+    graph.setTileMapping(part, tile);
+    VertexRef v = graph.addVertex(cs, "test::ScaleVector", {{"v", part}});
+    graph.setInitialValue(v["k"], k);
+    graph.setTileMapping(v, tile);
+  }
+  auto executions = std::make_shared<std::atomic<unsigned>>(0);
+  graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) -> absl::Status {
+    log->note();
+    if (++*executions == failAt) return absl::InvalidArgumentError(failure);
+    WriteView<float> v(ctx, t, /*readFirst=*/true);
+    for (size_t i = 0; i < v.size(); ++i) v[i] *= k;
+    return absl::OkStatus();
+  });
+  return cs;
+}
+
+struct Outcome {
+  absl::Status status;
+  std::vector<std::vector<float>> outputs;  // per replica
+  std::string printed;
+  uint64_t cycles = 0;
+  std::string profile;  // as JSON
+};
+
+// x (8 floats per replica, its own values) is scaled in a loop that prints
+// it, averaged over the replicas, scaled again and streamed out.
+Outcome RunReplicated(unsigned replicas, HostThreads* threads, bool callbackInput = false) {
+  Device device = testing::SmallDevice(4, replicas);
+  Graph graph(device.getTarget(), replication_factor(replicas));
+  auto log = std::make_shared<ThreadLog>();
+  Tensor x = graph.addVariable(FLOAT, {8}, "x");
+  ComputeSet scale = Scale(graph, x, 1.5f, "scale", log);
+  DataStream in = graph.addHostToDeviceFIFO("in", FLOAT, 8);
+  DataStream out = graph.addDeviceToHostFIFO("out", FLOAT, 8);
+  Sequence prog;
+  prog.add(Copy(in, x));
+  prog.add(Repeat(3, Sequence({Execute(scale), PrintTensor("x", x)})));
+  Tensor mean = gcl::allReduceCrossReplica(graph, x, gcl::CollectiveOperator::MEAN, prog, {},
+                                           "mean");
+  prog.add(Copy(mean, x));
+  prog.add(Execute(scale));
+  prog.add(Copy(x, out));
+  Outcome o;
+  absl::StatusOr<Engine> engine = Engine::create(graph, prog);
+  if (!engine.ok()) {
+    o.status = engine.status();
+    return o;
+  }
+  std::vector<std::vector<float>> inputs(replicas);
+  o.outputs.assign(replicas, std::vector<float>(8));
+  absl::Status s;
+  for (unsigned r = 0; r < replicas; ++r) {
+    for (int i = 0; i < 8; ++i) inputs[r].push_back(static_cast<float>(r * 10 + i) / 3);
+    if (!callbackInput) {
+      s.Update(engine->connectStream("in", r, inputs[r].data(), inputs[r].data() + 8));
+    }
+    s.Update(engine->connectStream("out", r, o.outputs[r].data(), o.outputs[r].data() + 8));
+  }
+  // A callback gives each record it is asked for the next values: the
+  // replicas see different data if they call it in a different order.
+  float next = 0;
+  if (callbackInput) {
+    s.Update(engine->connectStreamToCallback("in", [&next](void* p) {
+      float* f = static_cast<float*>(p);
+      for (int i = 0; i < 8; ++i) f[i] = next++;
+    }));
+  }
+  std::ostringstream printed;
+  engine->setPrintStream(&printed);
+  engine->setHostThreads(threads);
+  if (s.ok()) s = engine->load(device);
+  if (s.ok()) s = engine->run();
+  o.status = s;
+  o.printed = printed.str();
+  o.cycles = engine->getLastRunStats().cycles;
+  o.profile = profileToJson(engine->getProfile());
+  return o;
+}
+
+TEST(HostParallelTest, ReplicasSideBySideGiveWhatOneThreadGives) {
+  const Outcome one = RunReplicated(4, nullptr);
+  ASSERT_TRUE(one.status.ok()) << one.status;
+  SpawnedHostThreads two(2);
+  const Outcome side = RunReplicated(4, &two);
+  ASSERT_TRUE(side.status.ok()) << side.status;
+  EXPECT_EQ(side.outputs, one.outputs);
+  EXPECT_EQ(side.printed, one.printed);
+  EXPECT_EQ(side.cycles, one.cycles);
+  EXPECT_EQ(side.profile, one.profile);
+  // The mean of the replicas, scaled: 1.5^4 * mean over r of (10 r + i) / 3.
+  for (int i = 0; i < 8; ++i) {
+    const float mean = (15.f + i) / 3;
+    EXPECT_FLOAT_EQ(one.outputs[3][i], mean * 1.5f * 1.5f * 1.5f * 1.5f);
+  }
+  // Replica 0's three prints (x[0] = 0), then replica 1's (x[0] = 5, 7.5,
+  // 11.25), then replica 2's (10, ...): replica order.
+  EXPECT_EQ(one.printed.find("x: [0.0000000"), 0u);
+  EXPECT_LT(one.printed.find("x: [5.0000000"), one.printed.find("x: [11.2500000"));
+  EXPECT_LT(one.printed.find("x: [11.2500000"), one.printed.find("x: [10.0000000"));
+}
+
+TEST(HostParallelTest, AStreamCallbackKeepsReplicasInOrder) {
+  const Outcome one = RunReplicated(2, nullptr, /*callbackInput=*/true);
+  ASSERT_TRUE(one.status.ok()) << one.status;
+  SpawnedHostThreads two(2);
+  const Outcome side = RunReplicated(2, &two, /*callbackInput=*/true);
+  ASSERT_TRUE(side.status.ok()) << side.status;
+  EXPECT_EQ(side.outputs, one.outputs);
+  EXPECT_EQ(side.printed, one.printed);
+}
+
+// On IPUs 0 and 1, a and b are scaled alternately, four times over, then
+// a is copied next to b and both stream out. Stage "b2" fails at its
+// `failB2At`-th execution and "a2" at its `failA2At`-th.
+struct TwoIpuProgram {
+  explicit TwoIpuProgram(unsigned failA2At = 0, unsigned failB2At = 0)
+      : device(testing::SmallDevice(4, 2)), graph(device.getTarget()) {
+    Graph ipu0 = graph.createVirtualGraphForIPU(0);
+    Graph ipu1 = graph.createVirtualGraphForIPU(1);
+    Tensor a = ipu0.addVariable(FLOAT, {8}, "a");
+    Tensor b = ipu1.addVariable(FLOAT, {8}, "b");
+    Tensor a_on_1 = ipu1.addVariable(FLOAT, {8}, "a_on_1");
+    ipu1.setTileMapping(a_on_1, 0);
+    ComputeSet a1 = Scale(ipu0, a, 1.5f, "a1", ipu0Log);
+    ComputeSet b1 = Scale(ipu1, b, 0.5f, "b1", ipu1Log);
+    ComputeSet a2 = Scale(ipu0, a, 1.25f, "a2", ipu0Log, failA2At, "a2 failed");
+    ComputeSet b2 = Scale(ipu1, b, 3.f, "b2", ipu1Log, failB2At, "b2 failed");
+    DataStream inA = graph.addHostToDeviceFIFO("inA", FLOAT, 8);
+    DataStream inB = graph.addHostToDeviceFIFO("inB", FLOAT, 8);
+    DataStream outA = graph.addDeviceToHostFIFO("outA", FLOAT, 8);
+    DataStream outB = graph.addDeviceToHostFIFO("outB", FLOAT, 8);
+    prog.add(Copy(inA, a));
+    prog.add(Copy(inB, b));
+    prog.add(Repeat(4, Sequence({Execute(a1), Execute(b1), Execute(b2), Execute(a2)})));
+    prog.add(Copy(a, a_on_1));
+    prog.add(Copy(a_on_1, outA));
+    prog.add(Copy(b, outB));
+  }
+  Outcome Run(HostThreads* threads) {
+    Outcome o;
+    absl::StatusOr<Engine> engine = Engine::create(graph, prog);
+    if (!engine.ok()) {
+      o.status = engine.status();
+      return o;
+    }
+    std::vector<float> a(8), b(8);
+    for (int i = 0; i < 8; ++i) {
+      a[i] = static_cast<float>(i);
+      b[i] = static_cast<float>(100 - i);
+    }
+    o.outputs.assign(2, std::vector<float>(8));
+    absl::Status s = engine->connectStream("inA", a.data(), a.data() + 8);
+    s.Update(engine->connectStream("inB", b.data(), b.data() + 8));
+    s.Update(engine->connectStream("outA", o.outputs[0].data(), o.outputs[0].data() + 8));
+    s.Update(engine->connectStream("outB", o.outputs[1].data(), o.outputs[1].data() + 8));
+    engine->setHostThreads(threads);
+    if (s.ok()) s = engine->load(device);
+    if (s.ok()) s = engine->run();
+    o.status = s;
+    o.cycles = engine->getLastRunStats().cycles;
+    o.profile = profileToJson(engine->getProfile());
+    return o;
+  }
+  std::shared_ptr<ThreadLog> ipu0Log = std::make_shared<ThreadLog>();
+  std::shared_ptr<ThreadLog> ipu1Log = std::make_shared<ThreadLog>();
+  Device device;
+  Graph graph;
+  Sequence prog;
+};
+
+TEST(HostParallelTest, LanesOnTwoIpusGiveWhatOneThreadGives) {
+  TwoIpuProgram serial;
+  const Outcome one = serial.Run(nullptr);
+  ASSERT_TRUE(one.status.ok()) << one.status;
+  EXPECT_EQ(serial.ipu0Log->ids, serial.ipu1Log->ids);  // all on this thread
+
+  TwoIpuProgram lanes;
+  SpawnedHostThreads two(2);
+  const Outcome side = lanes.Run(&two);
+  ASSERT_TRUE(side.status.ok()) << side.status;
+  EXPECT_EQ(side.outputs, one.outputs);
+  EXPECT_EQ(side.cycles, one.cycles);
+  EXPECT_EQ(side.profile, one.profile);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_FLOAT_EQ(one.outputs[0][i], i * 1.5f * 1.25f * 1.5f * 1.25f * 1.5f * 1.25f * 1.5f *
+                                           1.25f);
+    EXPECT_FLOAT_EQ(one.outputs[1][i], (100 - i) * 1.5f * 1.5f * 1.5f * 1.5f);
+  }
+  // IPU 1's lane ran on a thread of its own (SpawnedHostThreads starts one
+  // for the second lane of each group).
+  std::set<std::thread::id> both = lanes.ipu0Log->ids;
+  both.insert(lanes.ipu1Log->ids.begin(), lanes.ipu1Log->ids.end());
+  EXPECT_GT(both.size(), lanes.ipu0Log->ids.size());
+}
+
+TEST(HostParallelTest, ALaneErrorIsTheOneProgramOrderMeetsFirst) {
+  // b2 fails in the second iteration and a2 in the third: one thread stops
+  // at b2; so must lanes, although IPU 0's lane goes on alone for a while.
+  for (HostThreads* threads : std::vector<HostThreads*>{nullptr, new SpawnedHostThreads(2)}) {
+    std::unique_ptr<HostThreads> owned(threads);
+    TwoIpuProgram p(/*failA2At=*/3, /*failB2At=*/2);
+    const Outcome o = p.Run(threads);
+    EXPECT_EQ(o.status.code(), absl::StatusCode::kInvalidArgument) << o.status;
+    EXPECT_THAT(o.status.message(), HasSubstr("b2 failed"));
+  }
+  // When both fail in one iteration, b2's error is the one: it comes first
+  // in program order, though a2's lane may meet its own first.
+  SpawnedHostThreads two(2);
+  TwoIpuProgram p(/*failA2At=*/2, /*failB2At=*/2);
+  const Outcome o = p.Run(&two);
+  EXPECT_THAT(o.status.message(), HasSubstr("b2 failed"));
+}
+
+}  // namespace
+}  // namespace poplar_sim
