@@ -199,6 +199,13 @@ absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
             "(a broadcast); outputs must not alias"));
       }
       f->bind(nullptr, numElements);
+      t.forEachRun([&](const ElementRun& r) {
+        for (auto* vars : {f->direction() != FieldDirection::OUTPUT ? &a.readVariables : nullptr,
+                           f->direction() != FieldDirection::INPUT ? &a.writtenVariables
+                                                                   : nullptr}) {
+          if (vars && (vars->empty() || vars->back() != r.var)) vars->push_back(r.var);
+        }
+      });
       const uint64_t es = typeSize(t.elementType());
       ipus.insert(target.tileToIPU(tile));
       auto tally = [&](unsigned from, int64_t n) {
@@ -272,6 +279,10 @@ absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
     out.addTo(a.cost);
   }
   a.ipus.assign(ipus.begin(), ipus.end());
+  for (auto* vars : {&a.readVariables, &a.writtenVariables}) {
+    std::sort(vars->begin(), vars->end());
+    vars->erase(std::unique(vars->begin(), vars->end()), vars->end());
+  }
   return a;
 }
 

@@ -73,6 +73,9 @@ struct ComputeSetAnalysis {
   unsigned numTiles = 0;
   uint64_t flops = 0;  // the vertices' getFlopEstimate, summed
   std::vector<unsigned> ipus;
+  // The variables its vertices read and write (ids, sorted, each once).
+  std::vector<uint32_t> readVariables;
+  std::vector<uint32_t> writtenVariables;
   // Per tile with vertices: bytes of exchange buffers (non-local inputs
   // received plus outputs waiting to be sent), vertex state, and the vertex
   // types used (ids of the graph's VertexStore, each once).

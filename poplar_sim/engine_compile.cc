@@ -315,6 +315,8 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
   TileNeeds needs(target.getNumTiles());
   profile.computeSets.resize(numCs);
   computeSetIPUs_.resize(numCs);
+  computeSetReads_.resize(numCs);
+  computeSetWrites_.resize(numCs);
   for (unsigned cs = 0; cs < numCs; ++cs) {
     POPLAR_SIM_ASSIGN_OR_RETURN(ComputeSetAnalysis a,
                                 analyseComputeSet(*graph, target, cs));
@@ -328,6 +330,8 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
     p.slowestTile = a.slowestTile;
     p.flops = a.flops;
     computeSetIPUs_[cs] = a.ipus;
+    computeSetReads_[cs] = std::move(a.readVariables);
+    computeSetWrites_[cs] = std::move(a.writtenVariables);
     for (const auto& [tile, bytes] : a.vertexStateBytes) {
       needs.vertexState[tile] += bytes;
       p.vertexStateBytes += bytes;

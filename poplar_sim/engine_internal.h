@@ -30,12 +30,11 @@ namespace internal {
 
 using Kind = program::ProgramNode::Kind;
 
-// Consecutive children [begin, end) of a Sequence that each touch the
-// memory of one IPU at most, and no host stream another of them uses: they
-// run as lanes, one per IPU, side by side on the host threads, each lane
-// in program order (engine_lanes.cc). What they cost and what the profile
-// shows is recorded afterwards in program order, so that nothing but the
-// host time changes.
+// Consecutive children [begin, end) of a Sequence split into lanes that
+// share no memory and no host stream: the lanes run side by side on the
+// host threads, each in program order (engine_lanes.cc). What they cost
+// and what the profile shows is recorded afterwards in program order, so
+// that nothing but the host time changes.
 struct LaneGroup {
   unsigned begin = 0;
   unsigned end = 0;
@@ -155,6 +154,9 @@ struct EngineImpl {
   bool sideBySideAllowed = false;
   absl::Time runDeadline = absl::InfiniteFuture();
   std::vector<std::vector<unsigned>> computeSetIPUs_;  // per compute set
+  // The variables each compute set's vertices read and write (lanes).
+  std::vector<std::vector<uint32_t>> computeSetReads_;
+  std::vector<std::vector<uint32_t>> computeSetWrites_;
 
   // engine_compile.cc
   absl::Status compile(const std::vector<program::Program>& programs,

@@ -11,6 +11,7 @@
 #include "poplar_sim/cost_model.h"
 #include "poplar_sim/engine_internal.h"
 #include "poplar_sim/execution_context.h"
+#include "poplar_sim/lane_threads.h"
 #include "poplar_sim/status_macros.h"
 #include "poplar_sim/vertex.h"
 
@@ -411,8 +412,8 @@ absl::Status EngineImpl::advance(ReplicaRun& run) {
       case Kind::SEQUENCE:
         f.phase = 1;
         if (!st.laneGroupAt.empty() && f.iteration < st.children.size() &&
-            st.laneGroupAt[f.iteration] >= 0 && run.threads != nullptr &&
-            run.threads->numThreads() > 1 && sideBySideAllowed) {
+            st.laneGroupAt[f.iteration] >= 0 && sideBySideAllowed &&
+            run.threads == hostThreads) {  // not already in a lane
           const LaneGroup& g = st.laneGroups[st.laneGroupAt[f.iteration]];
           POPLAR_SIM_RETURN_IF_ERROR(runLanes(run, f.id, g));
           f.iteration = g.end;
@@ -531,7 +532,8 @@ absl::Status EngineImpl::runProgram(unsigned index, const std::string& name) {
   // With several host threads, replicas run side by side, each on one
   // thread (they share nothing until a reduction), rather than one after
   // another with each compute set split over the threads: a replica's
-  // products are too small to split well, and replicas need no hand-off.
+  // products are too small to split well. A thread whose replicas are done
+  // helps the others split theirs (lane_threads.h).
   sideBySideAllowed = hostThreads != nullptr && hostThreads->numThreads() > 1;
   for (const ReplicaMemory& m : memory) {
     for (const StreamConnection& c : m.streams) {
@@ -540,8 +542,10 @@ absl::Status EngineImpl::runProgram(unsigned index, const std::string& name) {
   }
   const bool sideBySide = sideBySideAllowed && replicationFactor > 1;
   std::vector<std::string> printed(sideBySide ? replicationFactor : 0);
+  std::unique_ptr<LaneThreads> lanes;
+  if (sideBySide) lanes = std::make_unique<LaneThreads>(*hostThreads);
   for (ReplicaRun& r : replicas) {
-    r.threads = sideBySide ? nullptr : hostThreads;
+    r.threads = sideBySide ? lanes.get() : hostThreads;
     if (sideBySide) r.printed = &printed[r.replica];
   }
   absl::Status s;
@@ -554,7 +558,7 @@ absl::Status EngineImpl::runProgram(unsigned index, const std::string& name) {
     }
     outcomes.assign(ready.size(), absl::OkStatus());
     if (sideBySide && ready.size() > 1) {
-      hostThreads->parallelFor(static_cast<unsigned>(ready.size()), [&](unsigned i) {
+      lanes->run(static_cast<unsigned>(ready.size()), [&](unsigned i) {
         outcomes[i] = advance(replicas[ready[i]]);
       });
     } else {

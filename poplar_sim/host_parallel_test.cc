@@ -4,6 +4,8 @@
 // the simulated cycles, the profile and the errors are those of a run on
 // one thread.
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -38,11 +40,12 @@ struct ThreadLog {
 };
 
 // A compute set on `graph` scaling `t` (one vertex per tile) by k, whose
-// bulk executor notes its thread in `log` and fails at its `failAt`-th
-// execution (counting from 1; 0: never) with `failure`.
+// bulk executor notes its thread in `log`, calls `before` (if any) and
+// fails at its `failAt`-th execution (counting from 1; 0: never) with
+// `failure`.
 ComputeSet Scale(Graph& graph, const Tensor& t, float k, const std::string& name,
                  std::shared_ptr<ThreadLog> log, unsigned failAt = 0,
-                 const std::string& failure = "") {
+                 const std::string& failure = "", std::function<void()> before = nullptr) {
   ComputeSet cs = graph.addComputeSet(name);
   const unsigned tiles = graph.getTarget().getNumTiles();
   const size_t per = t.numElements() / tiles;
@@ -56,6 +59,7 @@ ComputeSet Scale(Graph& graph, const Tensor& t, float k, const std::string& name
   auto executions = std::make_shared<std::atomic<unsigned>>(0);
   graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) -> absl::Status {
     log->note();
+    if (before) before();
     if (++*executions == failAt) return absl::InvalidArgumentError(failure);
     WriteView<float> v(ctx, t, /*readFirst=*/true);
     for (size_t i = 0; i < v.size(); ++i) v[i] *= k;
@@ -162,17 +166,35 @@ TEST(HostParallelTest, AStreamCallbackKeepsReplicasInOrder) {
 // On IPUs 0 and 1, a and b are scaled alternately, four times over, then
 // a is copied next to b and both stream out. Stage "b2" fails at its
 // `failB2At`-th execution and "a2" at its `failA2At`-th.
+//
+// With `meet`, the k-th a1 waits (up to 10 s) for the k-th b1, which comes
+// after it in program order: only lanes running side by side get past it.
 struct TwoIpuProgram {
-  explicit TwoIpuProgram(unsigned failA2At = 0, unsigned failB2At = 0)
+  explicit TwoIpuProgram(unsigned failA2At = 0, unsigned failB2At = 0, bool meet = false)
       : device(testing::SmallDevice(4, 2)), graph(device.getTarget()) {
+    std::function<void()> waitForB1, countB1;
+    if (meet) {
+      waitForB1 = [this] {
+        const unsigned k = ++a1Runs;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (b1Runs.load() < k) {
+          if (std::chrono::steady_clock::now() > deadline) {
+            metB1 = false;
+            return;
+          }
+          std::this_thread::yield();
+        }
+      };
+      countB1 = [this] { ++b1Runs; };
+    }
     Graph ipu0 = graph.createVirtualGraphForIPU(0);
     Graph ipu1 = graph.createVirtualGraphForIPU(1);
     Tensor a = ipu0.addVariable(FLOAT, {8}, "a");
     Tensor b = ipu1.addVariable(FLOAT, {8}, "b");
     Tensor a_on_1 = ipu1.addVariable(FLOAT, {8}, "a_on_1");
     ipu1.setTileMapping(a_on_1, 0);
-    ComputeSet a1 = Scale(ipu0, a, 1.5f, "a1", ipu0Log);
-    ComputeSet b1 = Scale(ipu1, b, 0.5f, "b1", ipu1Log);
+    ComputeSet a1 = Scale(ipu0, a, 1.5f, "a1", ipu0Log, 0, "", waitForB1);
+    ComputeSet b1 = Scale(ipu1, b, 0.5f, "b1", ipu1Log, 0, "", countB1);
     ComputeSet a2 = Scale(ipu0, a, 1.25f, "a2", ipu0Log, failA2At, "a2 failed");
     ComputeSet b2 = Scale(ipu1, b, 3.f, "b2", ipu1Log, failB2At, "b2 failed");
     DataStream inA = graph.addHostToDeviceFIFO("inA", FLOAT, 8);
@@ -188,7 +210,9 @@ struct TwoIpuProgram {
   }
   Outcome Run(HostThreads* threads) {
     Outcome o;
-    absl::StatusOr<Engine> engine = Engine::create(graph, prog);
+    // Lanes for work this small (a few flops).
+    absl::StatusOr<Engine> engine =
+        Engine::create(graph, prog, OptionFlags{{"debug.minLaneWork", "0"}});
     if (!engine.ok()) {
       o.status = engine.status();
       return o;
@@ -211,6 +235,9 @@ struct TwoIpuProgram {
     o.profile = profileToJson(engine->getProfile());
     return o;
   }
+  std::atomic<unsigned> a1Runs{0};
+  std::atomic<unsigned> b1Runs{0};
+  std::atomic<bool> metB1{true};
   std::shared_ptr<ThreadLog> ipu0Log = std::make_shared<ThreadLog>();
   std::shared_ptr<ThreadLog> ipu1Log = std::make_shared<ThreadLog>();
   Device device;
@@ -224,7 +251,7 @@ TEST(HostParallelTest, LanesOnTwoIpusGiveWhatOneThreadGives) {
   ASSERT_TRUE(one.status.ok()) << one.status;
   EXPECT_EQ(serial.ipu0Log->ids, serial.ipu1Log->ids);  // all on this thread
 
-  TwoIpuProgram lanes;
+  TwoIpuProgram lanes(0, 0, /*meet=*/true);
   SpawnedHostThreads two(2);
   const Outcome side = lanes.Run(&two);
   ASSERT_TRUE(side.status.ok()) << side.status;
@@ -236,11 +263,9 @@ TEST(HostParallelTest, LanesOnTwoIpusGiveWhatOneThreadGives) {
                                            1.25f);
     EXPECT_FLOAT_EQ(one.outputs[1][i], (100 - i) * 1.5f * 1.5f * 1.5f * 1.5f);
   }
-  // IPU 1's lane ran on a thread of its own (SpawnedHostThreads starts one
-  // for the second lane of each group).
-  std::set<std::thread::id> both = lanes.ipu0Log->ids;
-  both.insert(lanes.ipu1Log->ids.begin(), lanes.ipu1Log->ids.end());
-  EXPECT_GT(both.size(), lanes.ipu0Log->ids.size());
+  // Each a1 met the b1 that follows it: the lanes ran side by side.
+  EXPECT_TRUE(lanes.metB1.load());
+  EXPECT_EQ(lanes.b1Runs.load(), 4u);
 }
 
 TEST(HostParallelTest, ALaneErrorIsTheOneProgramOrderMeetsFirst) {

@@ -211,6 +211,12 @@ absl::StatusOr<EngineOptions> parseEngineOptions(const OptionFlags& options) {
             "Option 'debug.maxTraceEvents' must be a non-negative integer, "
             "not \"", value, "\""));
       }
+    } else if (key == "debug.minLaneWork") {
+      if (!absl::SimpleAtoi(value, &o.minLaneWork)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Option 'debug.minLaneWork' must be a non-negative integer, "
+            "not \"", value, "\""));
+      }
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "Unrecognised engine option '", key,
@@ -219,7 +225,7 @@ absl::StatusOr<EngineOptions> parseEngineOptions(const OptionFlags& options) {
           "autoReport.subdirectory, "
           "debug.allowOutOfMemory, debug.checkVertexFields, "
           "debug.executeVerticesIndividually, debug.instrument, "
-          "debug.maxTraceEvents"));
+          "debug.maxTraceEvents, debug.minLaneWork"));
     }
     if (!b.ok()) return b.status();
   }
