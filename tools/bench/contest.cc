@@ -25,6 +25,7 @@ std::vector<ContestResult> Contest::Run(const ContestOptions& options) const {
   for (size_t i = 0; i < selected.size(); ++i) {
     results[i].name = selected[i]->name;
     results[i].peer = selected[i]->peer;
+    results[i].relative_to = selected[i]->relative_to;
   }
   // Round robin (repeat k of every contestant before repeat k+1 of any), so
   // that a change of load on a shared machine falls on all of them alike.
@@ -121,7 +122,15 @@ std::string FormatContest(const Contest& contest,
       }
       row.push_back(cell);
     }
-    row.push_back(r.median.note);
+    std::string note;
+    for (const std::string& other : r.relative_to) {
+      for (const ContestResult& o : results) {
+        if (o.name != other || !o.status.ok()) continue;
+        absl::StrAppend(&note, FormatRatio(mine / MetricValue(contest.metric(), o.median)), " ",
+                        other, "; ");
+      }
+    }
+    row.push_back(note + r.median.note);
     table.AddRow(row);
   }
   std::string out = absl::StrCat("## ", contest.title(), "\n\n");

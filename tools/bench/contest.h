@@ -50,6 +50,9 @@ struct Contestant {
   std::string name;
   bool peer = false;  // every contestant's ratio to each peer is printed
   ContestantFn run;
+  // Contestants (not peers) this one's note compares its speed with, e.g.
+  // the same training on one IPU: "0.92x tfipu-ipu-loop".
+  std::vector<std::string> relative_to = {};
 };
 
 enum class Metric {
@@ -67,6 +70,7 @@ struct ContestOptions {
 struct ContestResult {
   std::string name;
   bool peer = false;
+  std::vector<std::string> relative_to;  // as the contestant's
   absl::Status status;           // a failed contestant is reported, not fatal
   std::vector<double> seconds;   // per repeat
   Outcome median;                // the repeat with the median time
@@ -112,7 +116,8 @@ const char* MetricUnit(Metric metric);
 
 // The results as a Markdown table: contestant, speed, one ratio column per
 // peer, with the contest's work GFLOP/s and with its peak the share of it,
-// the checks, and the notes; the peak on a line before the table.
+// the checks, and the notes (opening with the ratios to the contestants a
+// row is relative_to, when they ran); the peak on a line before the table.
 std::string FormatContest(const Contest& contest,
                           const std::vector<ContestResult>& results);
 

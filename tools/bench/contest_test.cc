@@ -34,6 +34,23 @@ TEST(ContestTest, RatiosAgainstEachPeerAndChecks) {
   TF_EXPECT_OK(AllAgree(results));
 }
 
+// A contestant's note opens with its speed relative to the contestants it
+// names, when they ran.
+TEST(ContestTest, NotesCompareWithTheNamedContestants) {
+  Contest contest("demo", Metric::kStepsPerSecond);
+  contest.Add({"one", false, Fixed(0.001, 0.5)});
+  contest.Add({"two", false, Fixed(0.004, 0.5), {"one", "absent"}});
+  ContestOptions options;
+  options.steps = 100;
+  options.repeats = 1;
+  std::vector<ContestResult> results = contest.Run(options);
+  const std::string text = FormatContest(contest, results);
+  EXPECT_NE(text.find("| two        | 250.0   | 0.5  | 0.25x one; n |"), std::string::npos) << text;
+  options.only = {"two"};
+  const std::string alone = FormatContest(contest, contest.Run(options));
+  EXPECT_NE(alone.find("| two        | 250.0   | 0.5  | n    |"), std::string::npos) << alone;
+}
+
 // With the work of a step and the machine's peak, each row shows its
 // GFLOP/s and its share of the peak; a failed row keeps the columns.
 TEST(ContestTest, ThroughputAndShareOfThePeak) {

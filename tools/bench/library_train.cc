@@ -18,6 +18,7 @@
 #include "tensorflow_ipu/pipelining/pipelining_ops.h"
 #include "tensorflow_ipu/runtime/session.h"
 #include "tensorflow_ipu/train/cross_replica_optimizer.h"
+#include "tensorflow_ipu/train/gradient_accumulation_optimizer.h"
 #include "tensorflow_ipu/train/gradient_descent.h"
 
 namespace tfipu_bench {
@@ -110,13 +111,18 @@ absl::StatusOr<std::unique_ptr<LibraryTrainer>> LibraryTrainer::Create(
         absl::StrCat("steps = ", steps, ": the set has ",
                      set.num_batches(options.batch), " batches of ", options.batch));
   }
+  const int micro_batches = std::max(options.pipeline_micro_batches,
+                                     options.accumulation_micro_batches);
+  if (options.pipeline_micro_batches > 0 && options.accumulation_micro_batches > 0) {
+    return absl::InvalidArgumentError(
+        "pipeline_micro_batches and accumulation_micro_batches exclude each other");
+  }
   if (options.replicas < 1 || options.batch % options.replicas != 0 ||
-      options.pipeline_micro_batches < 0 ||
-      (options.pipeline_micro_batches > 0 &&
-       options.batch % (options.replicas * options.pipeline_micro_batches) != 0)) {
+      options.pipeline_micro_batches < 0 || options.accumulation_micro_batches < 0 ||
+      (micro_batches > 0 && options.batch % (options.replicas * micro_batches) != 0)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "a batch of ", options.batch, " does not split over ", options.replicas,
-        " replica(s) and ", options.pipeline_micro_batches, " micro-batch(es)"));
+        " replica(s) and ", micro_batches, " micro-batch(es)"));
   }
   if (options.pipeline_micro_batches > 0 && initial.layers.size() < 2) {
     return absl::InvalidArgumentError("a pipelined MLP needs at least two layers");
@@ -137,7 +143,7 @@ absl::StatusOr<std::unique_ptr<LibraryTrainer>> LibraryTrainer::Create(
     RETURN_IF_ERROR(t->BuildCpuStep(set));
   }
   RETURN_IF_ERROR(t->root_.status());
-  if (options.pipeline_micro_batches > 0) {
+  if (options.pipeline_micro_batches > 0 || options.accumulation_micro_batches > 0) {
     t->state_initializer_ = tfipu::global_variables_initializer(t->root_);
   }
   tfipu::SessionOptions session_options;
@@ -185,8 +191,7 @@ absl::Status LibraryTrainer::BuildIpuLoops(const ImageSet& set) {
   // File order, no shuffle: every contestant sees batch k at step k. An
   // infeed element is what one replica takes in one iteration: a step's
   // batch split over the replicas, or a pipeline's micro-batch.
-  const int per_element = options_.batch / options_.replicas /
-                          std::max(options_.pipeline_micro_batches, 1);
+  const int per_element = options_.batch / options_.replicas / MicroBatches();
   dataset = dataset.Batch(per_element, /*drop_remainder=*/true);
   ASSIGN_OR_RETURN(tfipu::ipu::IPUInfeedQueue infeed,
                    tfipu::ipu::IPUInfeedQueue::Create(dataset, UniqueFeedName("bench_train")));
@@ -215,8 +220,16 @@ absl::StatusOr<tfipu::Operation> LibraryTrainer::BuildIpuProgram(
   // Replicas average their gradients before the SGD step.
   tfipu::train::GradientDescentOptimizer sgd(options_.learning_rate);
   tfipu::train::CrossReplicaOptimizer averaged(sgd);
-  tfipu::train::Optimizer& optimizer =
+  tfipu::train::Optimizer& replicated =
       options_.replicas > 1 ? static_cast<tfipu::train::Optimizer&>(averaged) : sgd;
+  // The pipeline's accumulation on one IPU: one update per step.
+  tfipu::train::GradientAccumulationOptimizerV2 accumulated(
+      replicated, std::max(options_.accumulation_micro_batches, 1),
+      tfipu::train::GradientAccumulationReductionMethod::MEAN);
+  tfipu::train::Optimizer& optimizer =
+      options_.accumulation_micro_batches > 0
+          ? static_cast<tfipu::train::Optimizer&>(accumulated)
+          : replicated;
   const size_t layers = vars_.size() / 2;
   ASSIGN_OR_RETURN(
       std::vector<tfipu::Output> program,
@@ -255,8 +268,8 @@ absl::StatusOr<tfipu::Operation> LibraryTrainer::BuildIpuProgram(
               if (Record(b, step)) outfeed.enqueue(b, {step->loss});
               return std::vector<tfipu::Output>{};
             };
-            absl::StatusOr<std::vector<tfipu::Output>> r =
-                tfipu::ipu::loops::repeat(s, steps, body, {}, &infeed);
+            absl::StatusOr<std::vector<tfipu::Output>> r = tfipu::ipu::loops::repeat(
+                s, steps * std::max(options_.accumulation_micro_batches, 1), body, {}, &infeed);
             return Record(s, r) ? *r : std::vector<tfipu::Output>{};
           },
           {}));
@@ -345,13 +358,14 @@ absl::StatusOr<std::vector<float>> LibraryTrainer::TrainIpu() {
     losses.insert(losses.end(), out[0].data<float>(),
                   out[0].data<float>() + out[0].NumElements());
   }
-  const int64_t per_step = options_.replicas;
+  // With accumulation, [steps * M, R]: M records per step.
+  const int64_t per_step =
+      options_.replicas * std::max(options_.accumulation_micro_batches, 1);
   if (static_cast<int64_t>(losses.size()) != steps_ * per_step) {
     return absl::InternalError(absl::StrCat("the outfeeds gave ", losses.size(),
                                             " losses for ", steps_, " steps"));
   }
-  const float scale =
-      1.f / static_cast<float>(per_step * std::max(options_.pipeline_micro_batches, 1));
+  const float scale = 1.f / static_cast<float>(options_.replicas * MicroBatches());
   std::vector<float> step_losses(steps_);
   for (int64_t i = 0; i < steps_; ++i) {
     float sum = 0;

@@ -20,7 +20,10 @@
 //    and the loss on IPU 1; ipu::pipelining_ops::pipeline, Grouped) with
 //    micro-batches of batch / pipeline_micro_batches rows whose gradients are
 //    averaged (MEAN) into each step's update. The IPU system must have
-//    replicas x (pipelined ? 2 : 1) IPUs.
+//    replicas x (pipelined ? 2 : 1) IPUs. `accumulation_micro_batches` > 0
+//    (not with pipelining) is the pipelined program's computation on one
+//    IPU: the loop runs one iteration per micro-batch and
+//    GradientAccumulationOptimizerV2 (MEAN) updates once per step.
 //  - kCpu: the variables on the host; one ClientSession::Run per step,
 //    feeding the batch through placeholders (tensors made by Create) and
 //    fetching the loss while running the minimize op.
@@ -35,6 +38,7 @@
 #ifndef TOOLS_BENCH_LIBRARY_TRAIN_H_
 #define TOOLS_BENCH_LIBRARY_TRAIN_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -68,6 +72,7 @@ struct LibraryTrainOptions {
   // micro-batches of a pipelined step (0: not pipelined); see above.
   int replicas = 1;
   int pipeline_micro_batches = 0;
+  int accumulation_micro_batches = 0;
 };
 
 class LibraryTrainer {
@@ -102,6 +107,10 @@ class LibraryTrainer {
                  int64_t steps, const LibraryTrainOptions& options)
       : root_(root), initial_(initial), steps_(steps), options_(options) {}
 
+  // Micro-batches per step (pipelined or accumulated), at least 1.
+  int MicroBatches() const {
+    return std::max({options_.pipeline_micro_batches, options_.accumulation_micro_batches, 1});
+  }
   absl::Status BuildVariables(const tensorflow_ipu::Scope& scope);
   // kIpuLoop: the program of one Run of `steps` steps.
   absl::StatusOr<tensorflow_ipu::Operation> BuildIpuProgram(

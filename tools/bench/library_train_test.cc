@@ -70,10 +70,12 @@ struct Trained {
 
 // Warm-up (which must leave no trace), then kSteps steps.
 Trained Train(LibraryTrainDevice device, const ImageSet& set, const MlpWeights& initial,
-              int replicas = 1, int pipeline_micro_batches = 0) {
+              int replicas = 1, int pipeline_micro_batches = 0,
+              int accumulation_micro_batches = 0) {
   LibraryTrainOptions options = Options(device);
   options.replicas = replicas;
   options.pipeline_micro_batches = pipeline_micro_batches;
+  options.accumulation_micro_batches = accumulation_micro_batches;
   absl::StatusOr<std::unique_ptr<LibraryTrainer>> t =
       LibraryTrainer::Create(initial, set, kSteps, options);
   EXPECT_TRUE(t.ok()) << t.status();
@@ -141,6 +143,10 @@ TEST(LibraryTrainTest, ReplicatedAndPipelinedLoopsLearnTheSameSteps) {
   const ImageSet set = SyntheticSet(kBatch * kSteps);
   const MlpWeights initial = GlorotUniformMlp({kPixels, 8, 6, kClasses}, 11);
   const Trained one = Train(LibraryTrainDevice::kIpuLoop, set, initial);
+  // The pipeline's computation on one IPU: 4 accumulated micro-batches.
+  const Trained accumulated = Train(LibraryTrainDevice::kIpuLoop, set, initial, 1, 0,
+                                    /*accumulation_micro_batches=*/4);
+  ExpectSameTraining(one, accumulated);
   tensorflow_ipu::ipu::IpuSystem::Get().Reset();
   tensorflow_ipu::ipu::config::IPUConfig cfg;
   cfg.auto_select_ipus = 2;
