@@ -350,17 +350,26 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
       }
     }
   }
-  // Bulk execution computes the whole product at once, straight into the
-  // output (the partial sums are an on-tile detail of the plan: in bulk mode
-  // they are not materialised, and the reduction's bulk executor has
-  // nothing left to do). One Eigen product for the whole matrix.
-  if (type == FLOAT) {
+  // Bulk execution computes the whole product at once. With one partial
+  // plane that is straight into the output; with several, into the first
+  // plane (as float), which the reduction's bulk executor then copies into
+  // the output: the other planes are an on-tile detail of the plan, not
+  // materialised (but costed). Each executor so touches only tensors its
+  // vertices connect (execution_context.h). One Eigen product for the whole
+  // matrix.
+  const Tensor product = sk > 1 ? planes[0] : c;
+  if (type == FLOAT || sk > 1) {
     const bool eitherOrder = StorageOrderIsFree(m, k, n);
+    const bool halfOperands = type != FLOAT;
     const FloatOperand fa = FloatOperand::Of(a, eitherOrder),
                        fb = FloatOperand::Of(b, eitherOrder);
     graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) {
-      WriteView<float> cv(ctx, c);
+      WriteView<float> cv(ctx, product);
       Eigen::Map<RowMajor> cm(cv.data(), m, n);
+      if (halfOperands) {
+        cm = HalfAsFloat(ctx, a, m, k) * HalfAsFloat(ctx, b, k, n);
+        return absl::OkStatus();
+      }
       WithFloatMatrices(ctx, fa, fb, [&](const auto& am, const auto& bm) {
         if (m * n * k < kHostSplitMacs) {
           cm.noalias() = am * bm;
@@ -414,7 +423,11 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
       }
     }
   }
-  graph.setBulkExecutor(rcs, [](ExecutionContext&) { return absl::OkStatus(); });
+  graph.setBulkExecutor(rcs, [=](ExecutionContext& ctx) {
+    ReadView<float> p(ctx, product);
+    WriteFloats(ctx, c, p.data(), m * n);
+    return absl::OkStatus();
+  });
   prog.add(program::Execute(rcs));
   return c;
 }

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "Eigen/Core"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "poplar_sim/engine.h"
@@ -79,6 +81,35 @@ TEST(MatMulTest, PlannerSplitsAllDimensionsAndMatchesEigen) {
   EXPECT_GT(plan->splitK, 1u);
   EXPECT_LE(plan->tilesUsed(), 16u);
   EXPECT_LE(plan->bytesPerTile, uint64_t(0.004 * 638976));
+}
+
+// The same split with half operands: the bulk product goes through the
+// first partial plane (float) and is rounded to half once, as the vertices
+// round their float partial sums.
+TEST(MatMulTest, AHalfProductSplitOverKIsTheRoundedFloatProduct) {
+  const size_t m = 24, k = 64, n = 20;
+  std::vector<float> av(m * k), bv(k * n);
+  for (size_t i = 0; i < av.size(); ++i) av[i] = float((i * 7) % 13) - 6;
+  for (size_t i = 0; i < bv.size(); ++i) bv[i] = float((i * 5) % 11) * 0.25f;
+  auto r = RunBothModes(
+      [&](Graph& g, program::Sequence& p) {
+        return std::vector<Tensor>{matMul(g, Const(g, {m, k}, av, HALF),
+                                          Const(g, {k, n}, bv, HALF), p, "mm",
+                                          {{"availableMemoryProportion", "0.002"}})};
+      },
+      16, 0.0);
+  ASSERT_EQ(r[0].size(), m * n);
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      double sum = 0;  // exact: small integers and quarters
+      for (size_t q = 0; q < k; ++q) sum += av[i * k + q] * bv[q * n + j];
+      EXPECT_EQ(r[0][i * n + j], static_cast<double>(static_cast<float>(Eigen::half(sum))))
+          << i << "," << j;
+    }
+  }
+  auto plan = planMatMul(*Target::createIPUTarget(1, "ipu2", 16), 16, HALF, m, k, n, 0.002);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_GT(plan->splitK, 1u);
 }
 
 TEST(MatMulTest, PlanCostsBehave) {
