@@ -3,14 +3,13 @@
 // schedule, each on its IPU, as the IPUs run them at the same time).
 //
 // Two children conflict if one writes a variable the other reads or
-// writes, or both move records through one host stream. Between children
-// that must keep their place (prints, cross-replica reductions), the
-// conflicts split the children into components; each component is a lane
-// that runs its children in program order, so every variable sees the
-// accesses it would see on one thread. Compute sets are known by the
-// variables their vertices connect; a bulk executor touches those, or
-// those of a compute set it is tied to by a variable both connect (a
-// matrix product's partial sums), which puts both in one lane.
+// writes, or both move records through one host stream. Children that
+// must keep their place (prints, cross-replica reductions) run alone;
+// between them, each child joins the lane of the earlier children it
+// conflicts with (GroupBuilder), and a lane runs its children in program
+// order, so every variable sees the accesses it would see on one thread. Compute sets are known by the
+// variables their vertices connect, which are all a bulk executor may
+// touch (execution_context.h).
 //
 // The clocks and the profile are not touched by lanes: each lane logs what
 // record() and addControl() would do, and the logs are replayed in program
@@ -69,8 +68,6 @@ struct DisjointSets {
   std::vector<unsigned> parent;
 };
 
-// Children [begin, end) (none ordered) as lanes: the components of their
-// conflicts; nothing if fewer than two lanes would be worth it.
 // Lanes are formed in one pass over the children: a child joins the lane
 // of the children it conflicts with, starts a lane of its own if it
 // conflicts with none, and ends the group if it conflicts with two lanes

@@ -8,10 +8,8 @@
 // The engine option "debug.executeVerticesIndividually" runs the vertices
 // instead, so tests can check that both give the same numbers.
 // A bulk executor reads and writes only the tensors its compute set's
-// vertices connect, or those of a compute set tied to it by a variable
-// both connect (a matmul's product, written with its partial sums): the
-// engine runs compute sets that share no variable side by side
-// (engine_lanes.cc), knowing them by their vertices' connections.
+// vertices connect: the engine runs compute sets that share no variable
+// side by side (engine_lanes.cc), knowing them by those connections.
 //
 //   graph.setBulkExecutor(cs, [a, b, out](ExecutionContext& ctx) {
 //     ReadView<float> av(ctx, a), bv(ctx, b);
