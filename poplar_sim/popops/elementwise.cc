@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/execution_context.h"
+#include "poplar_sim/host_threads.h"
 #include "poplar_sim/poputil/tile_mapping.h"
 #include "poplar_sim/poputil/vertex_layout.h"
 #include "poplar_sim/vertex.h"
@@ -257,6 +259,20 @@ size_t RepeatPeriod(const Tensor& t, const std::vector<size_t>& shape) {
   return period;
 }
 
+// Element-wise work on [0, n), split over the host threads when each part
+// has at least `grain` elements (by default tens of microseconds of work,
+// where a hand-off costs a few). Every element depends on itself alone, so
+// the split changes no value.
+constexpr size_t kSplitGrain = size_t{1} << 15;
+template <typename F>
+void ForRanges(HostThreads* threads, size_t n, F&& f, size_t grain = kSplitGrain) {
+  parallelRanges(threads, n, [&](size_t begin, size_t end) { f(begin, end); }, grain);
+}
+template <typename F>
+void ForRanges(ExecutionContext& ctx, size_t n, F&& f) {
+  ForRanges(ctx.hostThreads(), n, std::forward<F>(f));
+}
+
 // Elements per applyBinary call when one operand repeats: its block is
 // tiled into a buffer at least this long, so that short blocks (a scalar)
 // still give vector-length loops.
@@ -265,20 +281,27 @@ constexpr size_t kRepeatChunk = 1024;
 // out = op(a, b) where `rep` is a block of `period` elements repeated to
 // out's length and `full` has all of out's elements; `repFirst` says
 // which of the two is the first operand.
+// Split over `threads` at multiples of the tiled block.
 template <typename T, typename OutT>
 void ApplyRepeating(BinaryOpType op, const T* full, const T* rep, size_t period,
-                    bool repFirst, OutT* out, size_t n) {
+                    bool repFirst, OutT* out, size_t n, HostThreads* threads) {
   const size_t chunk = std::max(period, (kRepeatChunk + period - 1) / period * period);
   std::unique_ptr<T[]> tiled(new T[std::min(chunk, n)]);
   for (size_t i = 0; i < std::min(chunk, n); ++i) tiled[i] = rep[i % period];
-  for (size_t off = 0; off < n; off += chunk) {
-    const size_t len = std::min(chunk, n - off);
-    if (repFirst) {
-      internal::applyBinary(op, tiled.get(), full + off, out + off, len);
-    } else {
-      internal::applyBinary(op, full + off, tiled.get(), out + off, len);
-    }
-  }
+  const size_t grain = (kSplitGrain + chunk - 1) / chunk * chunk;
+  ForRanges(
+      threads, n,
+      [&](size_t begin, size_t end) {
+        for (size_t off = begin; off < end; off += chunk) {
+          const size_t len = std::min(chunk, end - off);
+          if (repFirst) {
+            internal::applyBinary(op, tiled.get(), full + off, out + off, len);
+          } else {
+            internal::applyBinary(op, full + off, tiled.get(), out + off, len);
+          }
+        }
+      },
+      grain);
 }
 
 // Run by run pays a call per stretch: worth it from a few elements a run
@@ -311,6 +334,16 @@ struct RunCursor {
       k = 0;
     }
   }
+  // Moves to element `e` of the view (from its start).
+  void seek(size_t e) {
+    i = 0;
+    k = 0;
+    while (i < runs.size() && static_cast<size_t>(runs[i].count) <= e) {
+      e -= static_cast<size_t>(runs[i].count);
+      ++i;
+    }
+    k = static_cast<int64_t>(e);
+  }
 };
 
 // out = op(a, b) computed run by run in the engine's memory, for views of
@@ -320,20 +353,31 @@ struct RunCursor {
 // whole-array call. The caller has ruled out operands that alias the output
 // other than exactly (NeedsSnapshot) and outputs that repeat an element
 // (which would be read after an earlier stretch wrote it).
+// Split over the host threads by element ranges, each walking the runs
+// from where its range starts.
 template <typename T, typename OutT>
 void ApplyBinaryInPlace(ExecutionContext& ctx, BinaryOpType op, const Tensor& a,
                         const Tensor& b, const Tensor& out) {
-  RunCursor ca{a.runs()}, cb{b.runs()}, co{out.runs()};
-  while (co.i < co.runs.size()) {
-    const int64_t n = std::min({ca.left(), cb.left(), co.left()});
-    internal::applyBinary(op, reinterpret_cast<const T*>(ca.at(ctx, sizeof(T))),
-                          reinterpret_cast<const T*>(cb.at(ctx, sizeof(T))),
-                          reinterpret_cast<OutT*>(co.at(ctx, sizeof(OutT))),
-                          static_cast<size_t>(n));
-    ca.advance(n);
-    cb.advance(n);
-    co.advance(n);
-  }
+  ForRanges(ctx, out.numElements(), [&](size_t begin, size_t end) {
+    RunCursor ca{a.runs()}, cb{b.runs()}, co{out.runs()};
+    if (begin > 0) {
+      ca.seek(begin);
+      cb.seek(begin);
+      co.seek(begin);
+    }
+    for (size_t done = begin; done < end;) {
+      const int64_t n = std::min({ca.left(), cb.left(), co.left(),
+                                  static_cast<int64_t>(end - done)});
+      internal::applyBinary(op, reinterpret_cast<const T*>(ca.at(ctx, sizeof(T))),
+                            reinterpret_cast<const T*>(cb.at(ctx, sizeof(T))),
+                            reinterpret_cast<OutT*>(co.at(ctx, sizeof(OutT))),
+                            static_cast<size_t>(n));
+      ca.advance(n);
+      cb.advance(n);
+      co.advance(n);
+      done += static_cast<size_t>(n);
+    }
+  });
 }
 
 // Builds out = op(a, b) for operands already checked, which broadcast to
@@ -380,13 +424,18 @@ void BuildBinary(Graph& graph, BinaryOpType op, const Tensor& a, const Tensor& b
           auto full = SafeRead<T>(ctx, aRepeats ? bB : aB, aRepeats ? bSnapshot : aSnapshot);
           WriteView<OutT> ov(ctx, out);
           ApplyRepeating(op, full->data(), rep.data(), aRepeats ? periodA : periodB,
-                         aRepeats, ov.data(), ov.size());
+                         aRepeats, ov.data(), ov.size(), ctx.hostThreads());
           return;
         }
         auto av = SafeRead<T>(ctx, aB, aSnapshot);
         auto bv = SafeRead<T>(ctx, bB, bSnapshot);
         WriteView<OutT> ov(ctx, out);
-        internal::applyBinary(op, av->data(), bv->data(), ov.data(), ov.size());
+        const T* a = av->data();
+        const T* b = bv->data();
+        OutT* o = ov.data();
+        ForRanges(ctx, ov.size(), [&](size_t begin, size_t end) {
+          internal::applyBinary(op, a + begin, b + begin, o + begin, end - begin);
+        });
       };
       if (boolOut) {
         run(bool{});
@@ -490,12 +539,17 @@ Tensor map(Graph& graph, UnaryOpType op, const Tensor& a,
     dispatchType(inType, [&](auto tag) {
       using T = decltype(tag);
       ReadView<T> av(ctx, a);
+      auto apply = [&](auto* o, size_t n) {
+        ForRanges(ctx, n, [&](size_t begin, size_t end) {
+          internal::applyUnary(op, av.data() + begin, o + begin, end - begin);
+        });
+      };
       if (outType == BOOL) {
         WriteView<bool> ov(ctx, out);
-        internal::applyUnary(op, av.data(), ov.data(), ov.size());
+        apply(ov.data(), ov.size());
       } else {
         WriteView<T> ov(ctx, out);
-        internal::applyUnary(op, av.data(), ov.data(), ov.size());
+        apply(ov.data(), ov.size());
       }
       return 0;
     });
@@ -528,7 +582,10 @@ void mapInPlace(Graph& graph, UnaryOpType op, const Tensor& a,
     dispatchType(type, [&](auto tag) {
       using T = decltype(tag);
       WriteView<T> v(ctx, a, /*readFirst=*/true);
-      internal::applyUnary(op, v.data(), v.data(), v.size());
+      T* d = v.data();
+      ForRanges(ctx, v.size(), [&](size_t begin, size_t end) {
+        internal::applyUnary(op, d + begin, d + begin, end - begin);
+      });
       return 0;
     });
     return absl::OkStatus();
@@ -626,7 +683,10 @@ Tensor select(Graph& graph, const Tensor& a, const Tensor& b,
       ReadView<T> av(ctx, aB), bv(ctx, bB);
       ReadView<bool> cv(ctx, cB);
       WriteView<T> ov(ctx, out);
-      SelectElements(av.data(), bv.data(), cv.data(), ov.data(), ov.size());
+      ForRanges(ctx, ov.size(), [&](size_t begin, size_t end) {
+        SelectElements(av.data() + begin, bv.data() + begin, cv.data() + begin,
+                       ov.data() + begin, end - begin);
+      });
       return 0;
     });
     return absl::OkStatus();
@@ -665,7 +725,11 @@ void scaledAddTo(Graph& graph, const Tensor& a, const Tensor& b, float scale,
       if constexpr (!std::is_same_v<T, bool>) {
         auto bv = SafeRead<T>(ctx, b, bSnapshot);
         WriteView<T> av(ctx, a, /*readFirst=*/true);
-        ScaledAdd(av.data(), bv->data(), scale, av.size());
+        T* d = av.data();
+        const T* deltas = bv->data();
+        ForRanges(ctx, av.size(), [&](size_t begin, size_t end) {
+          ScaledAdd(d + begin, deltas + begin, scale, end - begin);
+        });
       }
       return 0;
     });

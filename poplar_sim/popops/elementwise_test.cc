@@ -1,10 +1,12 @@
 #include "poplar_sim/popops/elementwise.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "poplar_sim/host_threads.h"
 #include "poplar_sim/poputil/tile_mapping.h"
 #include "poplar_sim/testing/run_util.h"
 
@@ -23,6 +25,52 @@ Tensor Const(Graph& g, std::vector<size_t> shape, std::vector<float> v,
   Tensor c = g.addConstant<float>(t, std::move(shape), absl::MakeConstSpan(v));
   poputil::mapTensorLinearly(g, c);
   return c;
+}
+
+// Large element-wise ops are split over the host threads (each part at
+// least 32,768 elements): the same values as on one thread, for contiguous
+// operands, a repeated block (a bias), strided views computed run by run
+// (a pooling tap), unary ops in and out of place, select and scaledAddTo.
+TEST(ElementwiseTest, HostThreadsChangeNoValue) {
+  const size_t rows = 400, cols = 400;  // 160,000 elements: split in two
+  std::vector<float> xv(rows * cols), yv(rows * cols), bias(cols);
+  for (size_t i = 0; i < xv.size(); ++i) {
+    xv[i] = std::sin(0.37f * i) * 3;
+    yv[i] = std::cos(0.11f * i) + 0.25f;
+  }
+  for (size_t i = 0; i < cols; ++i) bias[i] = 0.01f * i - 1;
+  auto build = [&](Graph& g, program::Sequence& p) {
+    Tensor x = Const(g, {rows, cols}, xv), y = Const(g, {rows, cols}, yv);
+    Tensor b = Const(g, {cols}, bias);
+    // Column blocks: views made of one stride-1 run per row, computed run
+    // by run in place.
+    Tensor xs = x.slice({0, 0}, {rows, 200}), ys = y.slice({0, 200}, {rows, 400});
+    Tensor acc = add(g, x, y, p);
+    Tensor inPlace = map(g, UnaryOpType::NEGATE, y, p);
+    mapInPlace(g, UnaryOpType::EXPONENT, inPlace, p);
+    scaledAddTo(g, acc, y, -0.5f, p);
+    return std::vector<Tensor>{
+        acc,
+        add(g, x, b, p),
+        sub(g, b, x, p),
+        map(g, BinaryOpType::MAXIMUM, xs, ys, p),
+        map(g, UnaryOpType::SQRT, map(g, UnaryOpType::ABSOLUTE, x, p), p),
+        inPlace,
+        select(g, x, y, map(g, BinaryOpType::GREATER_THAN, x, y, p), p),
+        map(g, BinaryOpType::LESS_THAN, x, y, p)};
+  };
+  const auto one = testing::RunOnce(build, 16);
+  SpawnedHostThreads two(2);
+  const auto split = testing::RunOnce(build, 16, {}, &two);
+  ASSERT_EQ(one.size(), split.size());
+  for (size_t i = 0; i < one.size(); ++i) {
+    ASSERT_EQ(one[i].size(), split[i].size()) << "output " << i;
+    for (size_t k = 0; k < one[i].size(); ++k) {
+      ASSERT_EQ(one[i][k], split[i][k]) << "output " << i << " element " << k;
+    }
+  }
+  EXPECT_FLOAT_EQ(one[1][cols + 7], xv[cols + 7] + bias[7]);
+  EXPECT_FLOAT_EQ(one[3][5], std::max(xv[5], yv[205]));
 }
 
 TEST(ElementwiseTest, AddWithNumpyBroadcasting) {
