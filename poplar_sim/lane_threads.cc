@@ -44,7 +44,7 @@ void LaneThreads::help() {
   while (lanesLeft_.load(std::memory_order_acquire) > 0) {
     std::shared_ptr<Job> job;
     if (posted_.load(std::memory_order_acquire) > 0) {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       for (const std::shared_ptr<Job>& j : jobs_) {
         if (j->next.load(std::memory_order_relaxed) < j->n) {
           job = j;
@@ -67,13 +67,13 @@ void LaneThreads::parallelFor(unsigned n, const std::function<void(unsigned)>& f
   }
   auto job = std::make_shared<Job>(&fn, n);
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     jobs_.push_back(job);
     posted_.fetch_add(1, std::memory_order_release);
   }
   job->runClaimed();
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     jobs_.erase(std::find(jobs_.begin(), jobs_.end(), job));
     posted_.fetch_sub(1, std::memory_order_release);
   }

@@ -13,10 +13,9 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "poplar_sim/host_threads.h"
 
 namespace poplar_sim {
@@ -55,10 +54,11 @@ class LaneThreads : public HostThreads {
   std::atomic<unsigned> nextLane_{0};
   std::atomic<unsigned> lanesLeft_{0};
   // How many jobs are posted: helpers look at jobs_ (under mu_) only when
-  // there are some.
+  // there are some. (std::mutex: taken once per job, it needs none of
+  // absl::Mutex's deadlock bookkeeping.)
   std::atomic<unsigned> posted_{0};
-  absl::Mutex mu_;
-  std::vector<std::shared_ptr<Job>> jobs_ ABSL_GUARDED_BY(mu_);
+  std::mutex mu_;
+  std::vector<std::shared_ptr<Job>> jobs_;  // guarded by mu_
 };
 
 }  // namespace internal
