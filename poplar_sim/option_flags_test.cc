@@ -122,6 +122,25 @@ TEST(OptionFlagsTest, ResolvesKnownOptionsAndRejectsUnknown) {
               HasSubstr("\"true\" or \"false\""));
 }
 
+// debug.minLaneWork: how much work a lane needs to run beside others on
+// the host threads; a whole number, 200,000 by default.
+TEST(OptionFlagsTest, MinLaneWorkIsAWholeNumber) {
+  unsetenv("POPLAR_ENGINE_OPTIONS");
+  auto d = resolveEngineOptions({});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->minLaneWork, 200000u);
+  auto zero = resolveEngineOptions({{"debug.minLaneWork", "0"}});
+  ASSERT_TRUE(zero.ok()) << zero.status();
+  EXPECT_EQ(zero->minLaneWork, 0u);
+  for (const char* bad : {"-1", "lots", "1e6", ""}) {
+    auto o = resolveEngineOptions({{"debug.minLaneWork", bad}});
+    EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(std::string(o.status().message()),
+                HasSubstr("Option 'debug.minLaneWork' must be a non-negative integer"))
+        << bad;
+  }
+}
+
 TEST(OptionFlagsTest, EnvironmentOverridesCode) {
   setenv("POPLAR_ENGINE_OPTIONS",
          R"({"autoReport.all":"true","autoReport.directory":"/tmp/x"})", 1);
