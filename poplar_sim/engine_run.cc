@@ -563,7 +563,12 @@ absl::Status EngineImpl::runProgram(unsigned index, const std::string& name) {
       });
     } else {
       for (size_t i = 0; i < ready.size(); ++i) {
-        outcomes[i] = advance(replicas[ready[i]]);
+        // A replica running alone has the engine's threads to itself.
+        ReplicaRun& r = replicas[ready[i]];
+        HostThreads* own = r.threads;
+        r.threads = hostThreads;
+        outcomes[i] = advance(r);
+        r.threads = own;
         if (!outcomes[i].ok()) break;
       }
     }

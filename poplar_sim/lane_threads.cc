@@ -1,6 +1,7 @@
 #include "poplar_sim/lane_threads.h"
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 namespace poplar_sim {
@@ -14,6 +15,16 @@ void Pause(unsigned& spins) {
   __builtin_ia32_pause();
 #endif
   if (++spins % 64 == 0) std::this_thread::yield();
+}
+
+// A helper with nothing to do for long (a lane much longer than the others)
+// naps between looks, rather than spin on a core other work could use.
+void Idle(unsigned& spins) {
+  if (spins >= 1u << 14) {
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  } else {
+    Pause(spins);
+  }
 }
 
 }  // namespace
@@ -54,8 +65,9 @@ void LaneThreads::help() {
     }
     if (job) {
       job->runClaimed();
+      spins = 0;
     } else {
-      Pause(spins);
+      Idle(spins);
     }
   }
 }
