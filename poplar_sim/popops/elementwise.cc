@@ -4,10 +4,10 @@
 #include <memory>
 #include <utility>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/execution_context.h"
 #include "poplar_sim/host_threads.h"
+#include "poplar_sim/popops/elementwise_host.h"
 #include "poplar_sim/poputil/tile_mapping.h"
 #include "poplar_sim/poputil/vertex_layout.h"
 #include "poplar_sim/vertex.h"
@@ -171,52 +171,14 @@ const bool kRegistered = [] {
   return true;
 }();
 
-// The distinct variables a view's runs touch, sorted.
-absl::InlinedVector<uint32_t, 4> VariablesOf(const Tensor& t) {
-  absl::InlinedVector<uint32_t, 4> vars;
-  for (const ElementRun& r : t.runs()) {
-    if (vars.empty() || vars.back() != r.var) vars.push_back(r.var);
-  }
-  std::sort(vars.begin(), vars.end());
-  vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
-  return vars;
-}
-
-bool SharesVariables(const Tensor& a, const Tensor& b) {
-  const auto va = VariablesOf(a), vb = VariablesOf(b);
-  auto i = va.begin(), j = vb.begin();
-  while (i != va.end() && j != vb.end()) {
-    if (*i == *j) return true;
-    if (*i < *j) {
-      ++i;
-    } else {
-      ++j;
-    }
-  }
-  return false;
-}
-
-// Whether reading `in` while writing `out` needs a snapshot of `in`: it
-// shares storage with `out` in a way a pointer walk could see
-// already-written values (a reversed or shifted view of the output). Views
-// are fixed when a program is built, so this is decided then, not per run.
-bool NeedsSnapshot(const Tensor& in, const Tensor& out) {
-  const bool same = in.runs().size() == out.runs().size() &&
-                    std::equal(in.runs().begin(), in.runs().end(),
-                               out.runs().begin(),
-                               [](const ElementRun& x, const ElementRun& y) {
-                                 return x.var == y.var && x.start == y.start &&
-                                        x.count == y.count && x.stride == y.stride;
-                               });
-  return !same && SharesVariables(in, out);
-}
-
-// Read access to `in`, a snapshot when `snapshot` (NeedsSnapshot).
-template <typename T>
-std::unique_ptr<ReadView<T>> SafeRead(ExecutionContext& ctx, const Tensor& in,
-                                      bool snapshot) {
-  return std::make_unique<ReadView<T>>(ctx, in, /*forceCopy=*/snapshot);
-}
+using internal::ApplyBinaryInPlace;
+using internal::ApplyRepeating;
+using internal::ForRanges;
+using internal::kMinElementsPerRun;
+using internal::NeedsSnapshot;
+using internal::RepeatPeriod;
+using internal::SafeRead;
+using internal::UnitStrideRuns;
 
 Tensor Fail(Graph& graph, absl::Status s) {
   graph.recordError(s);
@@ -238,146 +200,6 @@ Tensor AllocateOutput(Graph& graph, Type type, const std::vector<size_t>& shape,
                              poputil::defaultMinElementsPerTile(graph, type),
                              graph.getTarget().getVectorWidth(type));
   return out;
-}
-
-// The length of the block of `t`'s elements that repeats when `t` is
-// broadcast to `shape`: t's shape, after leading 1s, is a suffix of `shape`
-// (a bias [n] over [m,n], a scalar over anything). numElements of `shape`
-// when t is not broadcast at all; 0 when the broadcast is of another kind
-// (a column [m,1] over [m,n]).
-size_t RepeatPeriod(const Tensor& t, const std::vector<size_t>& shape) {
-  const size_t rank = shape.size();
-  if (t.rank() > rank) return 0;
-  const size_t lead = rank - t.rank();
-  size_t k = lead;
-  while (k < rank && t.dim(unsigned(k - lead)) == 1) ++k;
-  size_t period = 1;
-  for (size_t i = k; i < rank; ++i) {
-    if (t.dim(unsigned(i - lead)) != shape[i]) return 0;
-    period *= shape[i];
-  }
-  return period;
-}
-
-// Element-wise work on [0, n), split over the host threads when each part
-// has at least `grain` elements (by default tens of microseconds of work,
-// where a hand-off costs a few). Every element depends on itself alone, so
-// the split changes no value.
-constexpr size_t kSplitGrain = size_t{1} << 15;
-template <typename F>
-void ForRanges(HostThreads* threads, size_t n, F&& f, size_t grain = kSplitGrain) {
-  parallelRanges(threads, n, [&](size_t begin, size_t end) { f(begin, end); }, grain);
-}
-template <typename F>
-void ForRanges(ExecutionContext& ctx, size_t n, F&& f) {
-  ForRanges(ctx.hostThreads(), n, std::forward<F>(f));
-}
-
-// Elements per applyBinary call when one operand repeats: its block is
-// tiled into a buffer at least this long, so that short blocks (a scalar)
-// still give vector-length loops.
-constexpr size_t kRepeatChunk = 1024;
-
-// out = op(a, b) where `rep` is a block of `period` elements repeated to
-// out's length and `full` has all of out's elements; `repFirst` says
-// which of the two is the first operand.
-// Split over `threads` at multiples of the tiled block.
-template <typename T, typename OutT>
-void ApplyRepeating(BinaryOpType op, const T* full, const T* rep, size_t period,
-                    bool repFirst, OutT* out, size_t n, HostThreads* threads) {
-  const size_t chunk = std::max(period, (kRepeatChunk + period - 1) / period * period);
-  std::unique_ptr<T[]> tiled(new T[std::min(chunk, n)]);
-  for (size_t i = 0; i < std::min(chunk, n); ++i) tiled[i] = rep[i % period];
-  const size_t grain = (kSplitGrain + chunk - 1) / chunk * chunk;
-  ForRanges(
-      threads, n,
-      [&](size_t begin, size_t end) {
-        for (size_t off = begin; off < end; off += chunk) {
-          const size_t len = std::min(chunk, end - off);
-          if (repFirst) {
-            internal::applyBinary(op, tiled.get(), full + off, out + off, len);
-          } else {
-            internal::applyBinary(op, full + off, tiled.get(), out + off, len);
-          }
-        }
-      },
-      grain);
-}
-
-// Run by run pays a call per stretch: worth it from a few elements a run
-// (a gather copies an element in about a nanosecond).
-constexpr size_t kMinElementsPerRun = 8;
-
-// True if every run of `t` is stride 1 (single elements are stride 1 in a
-// view's canonical form), so that it can be read or written in place, run
-// by run.
-bool UnitStrideRuns(const Tensor& t) {
-  for (const ElementRun& r : t.runs()) {
-    if (r.count > 1 && r.stride != 1) return false;
-  }
-  return true;
-}
-
-// A position in a view's runs, in the engine's memory.
-struct RunCursor {
-  const std::vector<ElementRun>& runs;
-  size_t i = 0;
-  int64_t k = 0;  // elements of runs[i] already passed
-  int64_t left() const { return runs[i].count - k; }
-  char* at(ExecutionContext& ctx, size_t elementBytes) const {
-    return ctx.variableData(runs[i].var) + (runs[i].start + k) * elementBytes;
-  }
-  void advance(int64_t n) {
-    k += n;
-    if (k == runs[i].count) {
-      ++i;
-      k = 0;
-    }
-  }
-  // Moves to element `e` of the view (from its start).
-  void seek(size_t e) {
-    i = 0;
-    k = 0;
-    while (i < runs.size() && static_cast<size_t>(runs[i].count) <= e) {
-      e -= static_cast<size_t>(runs[i].count);
-      ++i;
-    }
-    k = static_cast<int64_t>(e);
-  }
-};
-
-// out = op(a, b) computed run by run in the engine's memory, for views of
-// one element count made of stride-1 runs: each stretch where the three
-// views' current runs overlap is one applyBinary call, with no gather into
-// a copy and no scatter back. Element-wise, so the values are those of the
-// whole-array call. The caller has ruled out operands that alias the output
-// other than exactly (NeedsSnapshot) and outputs that repeat an element
-// (which would be read after an earlier stretch wrote it).
-// Split over the host threads by element ranges, each walking the runs
-// from where its range starts.
-template <typename T, typename OutT>
-void ApplyBinaryInPlace(ExecutionContext& ctx, BinaryOpType op, const Tensor& a,
-                        const Tensor& b, const Tensor& out) {
-  ForRanges(ctx, out.numElements(), [&](size_t begin, size_t end) {
-    RunCursor ca{a.runs()}, cb{b.runs()}, co{out.runs()};
-    if (begin > 0) {
-      ca.seek(begin);
-      cb.seek(begin);
-      co.seek(begin);
-    }
-    for (size_t done = begin; done < end;) {
-      const int64_t n = std::min({ca.left(), cb.left(), co.left(),
-                                  static_cast<int64_t>(end - done)});
-      internal::applyBinary(op, reinterpret_cast<const T*>(ca.at(ctx, sizeof(T))),
-                            reinterpret_cast<const T*>(cb.at(ctx, sizeof(T))),
-                            reinterpret_cast<OutT*>(co.at(ctx, sizeof(OutT))),
-                            static_cast<size_t>(n));
-      ca.advance(n);
-      cb.advance(n);
-      co.advance(n);
-      done += static_cast<size_t>(n);
-    }
-  });
 }
 
 // Builds out = op(a, b) for operands already checked, which broadcast to
