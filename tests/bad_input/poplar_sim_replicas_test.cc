@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "poplar_sim/host_threads.h"
 #include "tests/bad_input/poplar_sim_bad_input.h"
 
 namespace poplar_sim {
@@ -89,6 +90,35 @@ TEST_F(PoplarSimBadInputTest, AReplicaSkipsAReduction) {
   ASSERT_TRUE(s.ok()) << s;
   ExpectError(engine->run(), absl::StatusCode::kFailedPrecondition,
               {"CrossReplicaReduce 'grads'", "replica 1 waits here but replica 0 finished"});
+  ExpectEngineWorks();
+}
+
+// With host threads the replicas run side by side: a replica that fails
+// still gives the error a run on one thread gives (the first replica's),
+// and the engine runs again once the cause is mended.
+TEST_F(PoplarSimBadInputTest, AReplicaFailsWhileReplicasRunSideBySide) {
+  TwoReplicas t;
+  auto engine = Engine::create(
+      t.graph, Sequence({Copy(t.in, t.x),
+                         CrossReplicaReduce(t.x, t.x, CollectiveOperator::ADD, 0, "grads")}));
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  std::vector<float> buf = {1, 2};
+  // Only replica 0 has its input: replica 1 fails at its first copy.
+  absl::Status s = engine->connectStream("in", 0u, buf.data(), buf.data() + 2);
+  ASSERT_TRUE(s.ok()) << s;
+  s = engine->load(t.device);
+  ASSERT_TRUE(s.ok()) << s;
+  SpawnedHostThreads two(2);
+  for (HostThreads* threads : std::vector<HostThreads*>{&two, nullptr}) {
+    engine->setHostThreads(threads);
+    ExpectError(engine->run(), absl::StatusCode::kFailedPrecondition,
+                {"Stream 'in'", "not connected"});
+  }
+  s = engine->connectStream("in", 1u, buf.data(), buf.data() + 2);
+  ASSERT_TRUE(s.ok()) << s;
+  engine->setHostThreads(&two);
+  s = engine->run();
+  EXPECT_TRUE(s.ok()) << s;
   ExpectEngineWorks();
 }
 

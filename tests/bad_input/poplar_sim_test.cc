@@ -171,6 +171,13 @@ TEST_F(PoplarSimBadInputTest, UnknownAndMalformedEngineOptions) {
   ExpectError(Engine::create(doubler_.graph, doubler_.Prog(),
                              {{"debug.maxTraceEvents", "-1"}}).status(),
               absl::StatusCode::kInvalidArgument, {"debug.maxTraceEvents", "-1"});
+  // The host-lanes threshold: negative, beyond uint64, not a number.
+  for (const char* bad : {"-1", "18446744073709551616", "lots", ""}) {
+    ExpectError(Engine::create(doubler_.graph, doubler_.Prog(),
+                               {{"debug.minLaneWork", bad}}).status(),
+                absl::StatusCode::kInvalidArgument,
+                {"debug.minLaneWork", "non-negative integer"});
+  }
   ExpectEngineWorks();
 }
 

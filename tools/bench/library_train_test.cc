@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/ipu/config.h"
 #include "tensorflow_ipu/ipu/ipu_system.h"
@@ -175,6 +176,28 @@ TEST(LibraryTrainTest, RejectsAnInputWidthThatIsNotThePixels) {
   absl::StatusOr<std::unique_ptr<LibraryTrainer>> t = LibraryTrainer::Create(
       GlorotUniformMlp({kPixels + 1, 4, kClasses}, 1), set, 2, Options(LibraryTrainDevice::kCpu));
   EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument) << t.status();
+}
+
+// Micro-batch counts: negative, not dividing the batch, or pipelined and
+// accumulated at once are refused before anything is built.
+TEST(LibraryTrainTest, RejectsMicroBatchCountsThatDoNotFit) {
+  const ImageSet set = SyntheticSet(kBatch * 3);
+  const MlpWeights weights = GlorotUniformMlp({kPixels, 4, kClasses}, 1);
+  struct Case {
+    int pipelined, accumulated;
+    const char* message;
+  };
+  for (const Case& c : {Case{0, -1, "does not split"}, Case{0, 3, "does not split"},
+                        Case{-2, 0, "does not split"}, Case{4, 4, "exclude each other"}}) {
+    LibraryTrainOptions options = Options(LibraryTrainDevice::kIpuLoop);
+    options.pipeline_micro_batches = c.pipelined;
+    options.accumulation_micro_batches = c.accumulated;
+    absl::StatusOr<std::unique_ptr<LibraryTrainer>> t =
+        LibraryTrainer::Create(weights, set, 2, options);
+    EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument) << t.status();
+    EXPECT_THAT(std::string(t.status().message()), ::testing::HasSubstr(c.message))
+        << c.pipelined << " " << c.accumulated;
+  }
 }
 
 }  // namespace
