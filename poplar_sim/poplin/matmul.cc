@@ -1,6 +1,7 @@
 #include "poplar_sim/poplin/matmul.h"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "poplar_sim/host_threads.h"
 #include "poplar_sim/poplin/matmul_plan_cache.h"
 #include "poplar_sim/vertex.h"
+#include "third_party/dnnl/one_thread_sgemm.h"
 
 namespace poplar_sim {
 namespace poplin {
@@ -199,6 +201,41 @@ constexpr size_t kHostSplitMacs = size_t{1} << 20;
 // however many threads run.
 constexpr size_t kHostSplitGrain = 48;
 
+// The float product [m,k] x [k,n] into `out` (row-major) by oneDNN, when
+// that library computes such shapes faster than Eigen
+// (third_party/dnnl/one_thread_sgemm.h; the CPU kernels choose the same way).
+// From kHostSplitMacs it is split over the host threads like Eigen's, each
+// block one oneDNN call on one thread; a block's elements have the bits
+// they have in the whole product (matmul_test), so the values do not
+// depend on the number of threads. False if oneDNN does not take it (the
+// caller then uses Eigen).
+bool DnnlProduct(ExecutionContext& ctx, const FloatOperand& a, const FloatOperand& b, size_t m,
+                 size_t k, size_t n, float* out) {
+  if (!dnnl_one_thread::FasterThanEigen(m, n, k)) return false;
+  // Each operand's storage is row-major: the matrix itself, or its
+  // transpose (then read transposed).
+  ReadView<float> av(ctx, a.storage), bv(ctx, b.storage);
+  const size_t lda = a.transposed ? m : k, ldb = b.transposed ? k : n;
+  auto block = [&](size_t r0, size_t rows, size_t c0, size_t cols) {
+    const float* ab = av.data() + (a.transposed ? r0 : r0 * k);
+    const float* bb = bv.data() + (b.transposed ? c0 * k : c0);
+    return dnnl_one_thread::Sgemm(a.transposed, b.transposed, rows, cols, k, ab, lda, bb, ldb,
+                                  out + r0 * n + c0, n);
+  };
+  if (m * n * k < kHostSplitMacs) return block(0, m, 0, n);
+  std::atomic<bool> ok{true};
+  const bool byRows = m >= n;
+  parallelRanges(
+      ctx.hostThreads(), byRows ? m : n,
+      [&](size_t first, size_t end) {
+        if (!(byRows ? block(first, end - first, 0, n) : block(0, m, first, end - first))) {
+          ok = false;
+        }
+      },
+      kHostSplitGrain);
+  return ok;
+}
+
 // A half tensor as a float row-major matrix.
 RowMajor HalfAsFloat(ExecutionContext& ctx, const Tensor& t, size_t rows, size_t cols) {
   ReadView<Eigen::half> h(ctx, t);
@@ -360,8 +397,8 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
   // plane (as float), which the reduction's bulk executor then copies into
   // the output: the other planes are an on-tile detail of the plan, not
   // materialised (but costed). Each executor so touches only tensors its
-  // vertices connect (execution_context.h). One Eigen product for the whole
-  // matrix.
+  // vertices connect (execution_context.h). One product for the whole
+  // matrix (oneDNN's or Eigen's: DnnlProduct).
   const Tensor product = sk > 1 ? planes[0] : c;
   if (type == FLOAT || sk > 1) {
     const bool eitherOrder = StorageOrderIsFree(m, k, n);
@@ -375,6 +412,7 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
         cm = HalfAsFloat(ctx, a, m, k) * HalfAsFloat(ctx, b, k, n);
         return absl::OkStatus();
       }
+      if (DnnlProduct(ctx, fa, fb, m, k, n, cv.data())) return absl::OkStatus();
       WithFloatMatrices(ctx, fa, fb, [&](const auto& am, const auto& bm) {
         if (m * n * k < kHostSplitMacs) {
           cm.noalias() = am * bm;

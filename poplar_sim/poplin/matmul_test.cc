@@ -161,8 +161,10 @@ std::vector<float> RunProduct(size_t m, size_t k, size_t n, bool bTransposed,
   Device device = testing::SmallDevice(16);
   Graph g(device.getTarget());
   std::vector<float> av(m * k), bv(k * n);
-  for (size_t i = 0; i < av.size(); ++i) av[i] = float((i * 7) % 13) * 0.5f - 3;
-  for (size_t i = 0; i < bv.size(); ++i) bv[i] = float((i * 5) % 11) * 0.25f - 1;
+  // Values whose products round, so that a different summation order
+  // would show in the results' bits.
+  for (size_t i = 0; i < av.size(); ++i) av[i] = float((i * 7) % 13) * 0.37f - 2.9f;
+  for (size_t i = 0; i < bv.size(); ++i) bv[i] = float((i * 5) % 11) * 0.113f - 0.7f;
   program::Sequence p;
   Tensor b = bTransposed ? Const(g, {n, k}, bv).transpose() : Const(g, {k, n}, bv);
   Tensor c = matMul(g, Const(g, {m, k}, av), b, p, "mm");
@@ -205,9 +207,12 @@ class CountingThreads : public SpawnedHostThreads {
 
 TEST(MatMulTest, HostThreadsSplitLargeProductsWithoutChangingResults) {
   struct Shape { size_t m, k, n; bool bTransposed; };
+  // The benchmark MLP's layer (by columns), its micro-batch of 8 and its
+  // weight gradient's shape (by rows), and others.
   for (const Shape& s : {Shape{256, 72, 128, false}, Shape{40, 300, 200, false},
-                         Shape{40, 300, 200, true}}) {
-    ASSERT_GE(s.m * s.k * s.n, size_t{2} << 20) << "big enough to be split";
+                         Shape{40, 300, 200, true}, Shape{32, 784, 256, false},
+                         Shape{8, 784, 256, true}, Shape{784, 32, 256, false}}) {
+    ASSERT_GE(s.m * s.k * s.n, size_t{1} << 20) << "big enough to be split";
     RunStats serialStats, threadedStats;
     CountingThreads two;
     std::vector<float> serial = RunProduct(s.m, s.k, s.n, s.bTransposed, nullptr, &serialStats);

@@ -19,15 +19,18 @@ namespace tensorflow_ipu {
 // op(b)'s rows (the caller checks). An inner dimension of 0 gives zeros.
 //
 // Float products whose output is at least 16 columns wide (and not tiny) are
-// computed by oneDNN's dnnl_sgemm, on the calling thread alone, with a
-// blocking that depends on the shape only (the choice of library too); the
-// others by Eigen. Measured by tools/bench:gemm_compare (docs/PERFORMANCE.md).
+// computed by oneDNN's dnnl_sgemm, the others by Eigen; the choice depends on
+// the shape only (third_party/dnnl/one_thread_sgemm.h, measured by
+// tools/bench:gemm_compare, docs/PERFORMANCE.md).
 //
-// Eigen's products of 2M multiply-adds or more are split into blocks of output rows
+// Products of 2M multiply-adds or more are split into blocks of output rows
 // (or columns, for wide outputs) whose boundaries are multiples of 48, one
-// per pool thread; every output element is then computed by the same
-// Eigen kernel, in the same order, as in the unsplit product, so results
-// do not depend on the number of threads.
+// per pool thread, each computed by one library call on one thread. Every
+// output element is then computed by the same kernel, in the same order, as
+// in the unsplit product (Eigen's register blocks are counted from the
+// product's start, at most 48 wide; oneDNN's single-threaded sgemm sums
+// each element over k the same way whatever the block), so results do not
+// depend on the number of threads (gemm_test).
 //
 // Defined for float, double and int32_t (half callers convert to float).
 template <typename T>

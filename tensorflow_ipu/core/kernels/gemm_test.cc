@@ -1,0 +1,90 @@
+#include "tensorflow_ipu/core/kernels/gemm.h"
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+struct Shape {
+  int64_t m, k, n;
+  bool ta, tb;
+};
+
+// Values whose products round, so that a different summation order shows
+// in the bits.
+std::vector<float> Values(int64_t count, int salt) {
+  std::vector<float> v(count);
+  for (int64_t i = 0; i < count; ++i) v[i] = float((i * (5 + salt)) % 13) * 0.37f - 2.3f;
+  return v;
+}
+
+// op(a) op(b) for `shape` with a device of `threads` threads.
+std::vector<float> Product(const Shape& s, int threads) {
+  const std::vector<float> a = Values(s.m * s.k, 0), b = Values(s.k * s.n, 2);
+  Eigen::ThreadPool pool(threads);
+  Eigen::ThreadPoolDevice device(&pool, threads);
+  std::vector<float> out(s.m * s.n, -1.f);
+  Gemm<float>(device, a.data(), s.ta ? s.k : s.m, s.ta ? s.m : s.k, s.ta, b.data(),
+              s.tb ? s.n : s.k, s.tb ? s.k : s.n, s.tb, out.data());
+  return out;
+}
+
+// The product in double, from the same storage.
+std::vector<double> Reference(const Shape& s) {
+  const std::vector<float> a = Values(s.m * s.k, 0), b = Values(s.k * s.n, 2);
+  std::vector<double> out(s.m * s.n, 0.0);
+  for (int64_t r = 0; r < s.m; ++r) {
+    for (int64_t c = 0; c < s.n; ++c) {
+      double acc = 0;
+      for (int64_t i = 0; i < s.k; ++i) {
+        const double x = s.ta ? a[i * s.m + r] : a[r * s.k + i];
+        const double y = s.tb ? b[c * s.k + i] : b[i * s.n + c];
+        acc += x * y;
+      }
+      out[r * s.n + c] = acc;
+    }
+  }
+  return out;
+}
+
+// Products large enough to be split over the session's threads, on both
+// libraries (oneDNN for outputs 16 columns wide or more, Eigen for the
+// 10-column ones), split by rows (tall outputs) and by columns (wide ones),
+// each transpose: the values are right, and their bits are the same for 1,
+// 2 and 3 threads.
+TEST(GemmTest, SplitProductsKeepTheirBitsForAnyThreadCount) {
+  for (const Shape& s : {Shape{32, 784, 256, false, false}, Shape{784, 32, 256, true, false},
+                         Shape{256, 128, 32, false, true}, Shape{96, 300, 200, true, true},
+                         Shape{4096, 512, 10, false, false}, Shape{10, 512, 4096, true, false}}) {
+    const std::vector<float> one = Product(s, 1);
+    const std::vector<double> want = Reference(s);
+    for (size_t i = 0; i < one.size(); ++i) {
+      ASSERT_NEAR(one[i], want[i], 1e-4 * (1 + std::fabs(want[i])))
+          << s.m << "x" << s.k << "x" << s.n << " ta=" << s.ta << " tb=" << s.tb
+          << " element " << i;
+    }
+    for (int threads : {2, 3}) {
+      const std::vector<float> split = Product(s, threads);
+      for (size_t i = 0; i < one.size(); ++i) {
+        ASSERT_EQ(split[i], one[i]) << s.m << "x" << s.k << "x" << s.n << " ta=" << s.ta
+                                    << " tb=" << s.tb << " on " << threads
+                                    << " threads, element " << i;
+      }
+    }
+  }
+}
+
+TEST(GemmTest, AnEmptyInnerDimensionGivesZeros) {
+  Eigen::ThreadPool pool(1);
+  Eigen::ThreadPoolDevice device(&pool, 1);
+  std::vector<float> out(6, 7.f);
+  Gemm<float>(device, nullptr, 2, 0, false, nullptr, 0, 3, false, out.data());
+  EXPECT_EQ(out, std::vector<float>(6, 0.f));
+}
+
+}  // namespace
+}  // namespace tensorflow_ipu
