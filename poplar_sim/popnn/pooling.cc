@@ -1,0 +1,464 @@
+#include "poplar_sim/popnn/pooling.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "poplar_sim/execution_context.h"
+#include "poplar_sim/host_threads.h"
+#include "poplar_sim/vertex.h"
+
+namespace poplar_sim {
+namespace popnn {
+namespace {
+
+// [ASSUMPTION] per vertex, and per vector of window elements compared (or
+// added) by one worker: a load and a max (or a compare, a select and an add).
+constexpr uint64_t kVertexOverheadCycles = 30;
+constexpr uint64_t kCyclesPerVector = 2;
+
+// The input positions [begin, end) of window `o` along one dimension.
+struct Span {
+  size_t begin = 0, end = 0;
+};
+Span WindowSpan(size_t o, size_t stride, size_t pad, size_t size, size_t input) {
+  const int64_t start = static_cast<int64_t>(o * stride) - static_cast<int64_t>(pad);
+  const int64_t end = std::min<int64_t>(start + static_cast<int64_t>(size),
+                                        static_cast<int64_t>(input));
+  const int64_t begin = std::max<int64_t>(start, 0);
+  return {static_cast<size_t>(begin), static_cast<size_t>(std::max(begin, end))};
+}
+
+// What a row kernel needs of the geometry.
+struct Geometry {
+  size_t inRows, inCols, channels;
+  size_t windowRows, windowCols, strideRows, strideCols, padTop, padLeft;
+  size_t outCols;
+  static Geometry Of(const MaxPoolParams& p) {
+    return {p.inRows,     p.inCols,     p.channels, p.windowRows, p.windowCols,
+            p.strideRows, p.strideCols, p.padTop,   p.padLeft,    p.outCols};
+  }
+  Span rows(size_t oy) const { return WindowSpan(oy, strideRows, padTop, windowRows, inRows); }
+  Span cols(size_t ox) const { return WindowSpan(ox, strideCols, padLeft, windowCols, inCols); }
+};
+
+// One output row (outCols x channels) of maxPool from `in`, the input rows
+// of its windows ([rows x inCols x channels], the window's first row first).
+template <typename T>
+void MaxPoolRow(const Geometry& g, const T* in, size_t rows, T* out) {
+  const size_t C = g.channels;
+  for (size_t ox = 0; ox < g.outCols; ++ox) {
+    const Span xs = g.cols(ox);
+    T* o = out + ox * C;
+    bool first = true;
+    for (size_t y = 0; y < rows; ++y) {
+      for (size_t x = xs.begin; x < xs.end; ++x) {
+        const T* p = in + (y * g.inCols + x) * C;
+        if (first) {
+          std::copy(p, p + C, o);
+          first = false;
+          continue;
+        }
+        for (size_t c = 0; c < C; ++c) {
+          if (p[c] > o[c]) o[c] = p[c];
+        }
+      }
+    }
+  }
+}
+
+// Adds the gradient rows [oyFirst, oyFirst + count) of one image (`grad`,
+// each outCols x channels) to `acc` at the first maximum of each window,
+// found in `in`, the image's input rows from `inRowFirst`. `acc` holds the
+// input rows from `accRowFirst` on, `accRows` of them; a maximum outside
+// them is skipped. Windows go in order, so each element adds its values in
+// the order the CPU kernel does.
+template <typename T>
+void AddWindowGradients(const Geometry& g, const T* in, size_t inRowFirst, const T* grad,
+                        size_t oyFirst, size_t count, float* acc, size_t accRowFirst,
+                        size_t accRows, std::vector<size_t>& arg) {
+  const size_t C = g.channels, rowElems = g.inCols * C;
+  arg.resize(C);
+  for (size_t i = 0; i < count; ++i) {
+    const size_t oy = oyFirst + i;
+    const Span ys = g.rows(oy);
+    for (size_t ox = 0; ox < g.outCols; ++ox) {
+      const Span xs = g.cols(ox);
+      if (ys.begin >= ys.end || xs.begin >= xs.end) continue;  // refused when built
+      // arg[c]: the offset in `in` of the window's first maximum so far.
+      const size_t first = (ys.begin - inRowFirst) * rowElems + xs.begin * C;
+      for (size_t c = 0; c < C; ++c) arg[c] = first + c;
+      for (size_t y = ys.begin; y < ys.end; ++y) {
+        for (size_t x = xs.begin; x < xs.end; ++x) {
+          const size_t at = (y - inRowFirst) * rowElems + x * C;
+          for (size_t c = 0; c < C; ++c) {
+            if (in[at + c] > in[arg[c]]) arg[c] = at + c;
+          }
+        }
+      }
+      const T* gv = grad + (i * g.outCols + ox) * C;
+      for (size_t c = 0; c < C; ++c) {
+        const size_t row = inRowFirst + arg[c] / rowElems;
+        if (row < accRowFirst || row >= accRowFirst + accRows) continue;
+        acc[(row - accRowFirst) * rowElems + arg[c] % rowElems] += static_cast<float>(gv[c]);
+      }
+    }
+  }
+}
+
+// The output rows whose windows cover input row y: [first, first + count).
+struct CoveringRows {
+  size_t first = 0, count = 0;
+};
+CoveringRows Covering(const MaxPoolParams& p, size_t y) {
+  // Window oy covers rows [oy * stride - padTop, ... + windowRows).
+  const size_t shifted = y + p.padTop;
+  const size_t last = std::min(shifted / p.strideRows, p.outRows - 1);
+  const size_t first =
+      shifted + 1 > p.windowRows ? (shifted + 1 - p.windowRows + p.strideRows - 1) / p.strideRows
+                                 : 0;
+  if (first > last || last * p.strideRows + p.windowRows <= shifted) return {0, 0};
+  return {first, last - first + 1};
+}
+
+template <typename T>
+class MaxPoolRowVertex : public MultiVertex {
+ public:
+  Input<Vector<T>> in{this, "in"};
+  Output<Vector<T>> out{this, "out"};
+  Param<unsigned> inCols{this, "inCols"};
+  Param<unsigned> channels{this, "channels"};
+  Param<unsigned> windowCols{this, "windowCols"};
+  Param<unsigned> strideCols{this, "strideCols"};
+  Param<unsigned> padLeft{this, "padLeft"};
+  Param<unsigned> outCols{this, "outCols"};
+  bool compute() override {
+    const Geometry g = geometry();
+    const size_t rowElems = g.inCols * g.channels;
+    if (rowElems == 0 || in.size() % rowElems || out.size() != g.outCols * g.channels) {
+      return false;
+    }
+    MaxPoolRow<T>(g, in.data(), in.size() / rowElems, out.data());
+    return true;
+  }
+  std::optional<uint64_t> getCycleEstimate(const Target& t) const override {
+    const uint64_t perWorker = uint64_t(t.getVectorWidth(TypeOf<T>::value)) *
+                               t.getNumWorkerContexts();
+    const uint64_t rows = unsigned(inCols) * unsigned(channels) == 0
+                              ? 0
+                              : in.size() / (unsigned(inCols) * unsigned(channels));
+    const uint64_t compared = uint64_t(out.size()) * rows * unsigned(windowCols);
+    return kVertexOverheadCycles + (compared + perWorker - 1) / perWorker * kCyclesPerVector;
+  }
+  uint64_t getFlopEstimate() const override {
+    const uint64_t rowElems = uint64_t(unsigned(inCols)) * unsigned(channels);
+    return rowElems == 0 ? 0 : out.size() * (in.size() / rowElems) * unsigned(windowCols);
+  }
+
+ private:
+  Geometry geometry() const {
+    Geometry g{};
+    g.inCols = inCols;
+    g.channels = channels;
+    g.windowCols = windowCols;
+    g.strideCols = strideCols;
+    g.padLeft = padLeft;
+    g.outCols = outCols;
+    return g;
+  }
+};
+
+// Input row `row` of one image's gradient: the windows of output rows
+// [oyFirst, oyFirst + windows) cover it; `in` holds the input rows they
+// read, from `inRowFirst`, and `grad` their gradient rows.
+template <typename T>
+class MaxPoolGradRowVertex : public MultiVertex {
+ public:
+  Input<Vector<T>> in{this, "in"};
+  Input<Vector<T>> grad{this, "grad"};
+  Output<Vector<T>> out{this, "out"};
+  Param<unsigned> inRows{this, "inRows"};
+  Param<unsigned> inCols{this, "inCols"};
+  Param<unsigned> channels{this, "channels"};
+  Param<unsigned> windowRows{this, "windowRows"};
+  Param<unsigned> windowCols{this, "windowCols"};
+  Param<unsigned> strideRows{this, "strideRows"};
+  Param<unsigned> strideCols{this, "strideCols"};
+  Param<unsigned> padTop{this, "padTop"};
+  Param<unsigned> padLeft{this, "padLeft"};
+  Param<unsigned> outCols{this, "outCols"};
+  Param<unsigned> row{this, "row"};
+  Param<unsigned> inRowFirst{this, "inRowFirst"};
+  Param<unsigned> oyFirst{this, "oyFirst"};
+  Param<unsigned> windows{this, "windows"};
+  bool compute() override {
+    const Geometry g{inRows,     inCols,     channels, windowRows, windowCols,
+                     strideRows, strideCols, padTop,   padLeft,    outCols};
+    const size_t rowElems = g.inCols * g.channels;
+    if (rowElems == 0 || out.size() != rowElems || in.size() % rowElems ||
+        grad.size() < size_t{windows} * g.outCols * g.channels) {
+      return false;
+    }
+    // Every window must lie within the rows given.
+    const size_t inRowsGiven = in.size() / rowElems;
+    for (size_t i = 0; i < windows; ++i) {
+      const Span ys = g.rows(oyFirst + i);
+      if (ys.begin < inRowFirst || ys.end > inRowFirst + inRowsGiven) return false;
+    }
+    std::vector<float> acc(rowElems, 0.f);
+    std::vector<size_t> arg;
+    AddWindowGradients<T>(g, in.data(), inRowFirst, grad.data(), oyFirst, windows, acc.data(),
+                          row, 1, arg);
+    for (size_t i = 0; i < rowElems; ++i) out[i] = static_cast<T>(acc[i]);
+    return true;
+  }
+  std::optional<uint64_t> getCycleEstimate(const Target& t) const override {
+    const uint64_t perWorker = uint64_t(t.getVectorWidth(TypeOf<T>::value)) *
+                               t.getNumWorkerContexts();
+    const uint64_t work = uint64_t(unsigned(windows)) * unsigned(outCols) *
+                              unsigned(channels) *
+                              (uint64_t(unsigned(windowRows)) * unsigned(windowCols) + 1) +
+                          out.size();  // the zeroed row
+    return kVertexOverheadCycles + (work + perWorker - 1) / perWorker * kCyclesPerVector;
+  }
+  uint64_t getFlopEstimate() const override {
+    return uint64_t(unsigned(windows)) * unsigned(outCols) * unsigned(channels) *
+           (uint64_t(unsigned(windowRows)) * unsigned(windowCols) + 1);
+  }
+};
+
+template <typename T>
+void Register() {
+  VertexRegistry& r = VertexRegistry::global();
+  const std::string tn = typeName(TypeOf<T>::value);
+  (void)r.add(absl::StrCat("popnn::MaxPoolRow<", tn, ">"),
+              [] { return std::unique_ptr<Vertex>(new MaxPoolRowVertex<T>()); });
+  (void)r.add(absl::StrCat("popnn::MaxPoolGradRow<", tn, ">"),
+              [] { return std::unique_ptr<Vertex>(new MaxPoolGradRowVertex<T>()); });
+}
+
+const bool kRegistered = [] {
+  Register<float>();
+  Register<Eigen::half>();
+  return true;
+}();
+
+Tensor Fail(Graph& graph, absl::Status s) {
+  graph.recordError(s);
+  return Tensor::makeError(std::move(s));
+}
+
+std::string Dims(const MaxPoolParams& p) {
+  return absl::StrCat("input [", p.batch, ",", p.inRows, ",", p.inCols, ",", p.channels,
+                      "], window ", p.windowRows, "x", p.windowCols, ", strides ",
+                      p.strideRows, "x", p.strideCols, ", padding top ", p.padTop,
+                      " left ", p.padLeft, ", output ", p.outRows, "x", p.outCols);
+}
+
+// Whether the last window along a dimension starts inside the input, in
+// arithmetic that cannot overflow: (out - 1) * stride - pad < input.
+bool LastWindowStartsInside(size_t out, size_t stride, size_t pad, size_t input) {
+  return out - 1 <= (input - 1 + pad) / stride;
+}
+
+absl::Status Check(const Tensor& in, const MaxPoolParams& p, const char* what) {
+  if (!in.valid()) return in.status();
+  const std::string where = absl::StrCat("popnn ", what, ": ");
+  if (in.elementType() != FLOAT && in.elementType() != HALF) {
+    return absl::InvalidArgumentError(absl::StrCat(where, "'", in.getDebugName(), "' is ",
+                                                   typeName(in.elementType()),
+                                                   "; pooling takes float or half"));
+  }
+  if (p.batch == 0 || p.inRows == 0 || p.inCols == 0 || p.channels == 0 || p.outRows == 0 ||
+      p.outCols == 0 || p.windowRows == 0 || p.windowCols == 0 || p.strideRows == 0 ||
+      p.strideCols == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "every size, window and stride must be at least 1 (", Dims(p),
+                     "); an empty pooling has no windows to build"));
+  }
+  if (in.shape() != std::vector<size_t>{p.batch, p.inRows, p.inCols, p.channels}) {
+    return absl::InvalidArgumentError(absl::StrCat(where, "'", in.getDebugName(), "' ",
+                                                   in.shapeToString(), " does not match the ",
+                                                   Dims(p)));
+  }
+  // Windows move forward, so only the first can end before the input and
+  // only the last can start after it.
+  if (p.windowRows <= p.padTop || p.windowCols <= p.padLeft ||
+      !LastWindowStartsInside(p.outRows, p.strideRows, p.padTop, p.inRows) ||
+      !LastWindowStartsInside(p.outCols, p.strideCols, p.padLeft, p.inCols)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "a window holds no input position (", Dims(p),
+        "); every window must overlap the input, as TensorFlow's padding rules make it"));
+  }
+  // Vertex parameters are 32-bit.
+  for (size_t v : {p.batch, p.inRows, p.inCols, p.channels, p.windowRows, p.windowCols,
+                   p.strideRows, p.strideCols, p.padTop, p.padLeft, p.outRows, p.outCols}) {
+    if (v > UINT32_MAX) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, "a size beyond 2^32 (", Dims(p), ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A [units x unitElems] output spread over the tiles a unit at a time;
+// returns each unit's tile.
+std::vector<unsigned> MapUnits(Graph& graph, const Tensor& flat, size_t units,
+                               size_t unitElems) {
+  const size_t tiles = graph.getTarget().getNumTiles();
+  std::vector<unsigned> tileOf(units);
+  for (size_t u = 0; u < units; ++u) {
+    tileOf[u] = static_cast<unsigned>(u * tiles / units);
+    graph.setTileMapping(flat.slice(u * unitElems, (u + 1) * unitElems), tileOf[u]);
+  }
+  return tileOf;
+}
+
+}  // namespace
+
+Tensor maxPool(Graph& graph, const Tensor& in, const MaxPoolParams& p, program::Sequence& prog,
+               const std::string& debugName) {
+  const absl::Status s = Check(in, p, "maxPool");
+  if (!s.ok()) return Fail(graph, s);
+  const std::string name = debugName.empty() ? "maxPool" : debugName;
+  const Type type = in.elementType();
+  const std::string tn = typeName(type);
+  Tensor out = graph.addVariable(type, {p.batch, p.outRows, p.outCols, p.channels}, name);
+  const size_t outRowElems = p.outCols * p.channels;
+  const std::vector<unsigned> tiles =
+      MapUnits(graph, out.flatten(), p.batch * p.outRows, outRowElems);
+  const Geometry g = Geometry::Of(p);
+  ComputeSet cs = graph.addComputeSet(name);
+  for (size_t b = 0; b < p.batch; ++b) {
+    for (size_t oy = 0; oy < p.outRows; ++oy) {
+      const Span ys = g.rows(oy);
+      VertexRef v = graph.addVertex(
+          cs, absl::StrCat("popnn::MaxPoolRow<", tn, ">"),
+          {{"in", in.slice({b, ys.begin, 0, 0}, {b + 1, ys.end, p.inCols, p.channels}).flatten()},
+           {"out", out.slice({b, oy, 0, 0}, {b + 1, oy + 1, p.outCols, p.channels}).flatten()}});
+      graph.setInitialValue(v["inCols"], p.inCols);
+      graph.setInitialValue(v["channels"], p.channels);
+      graph.setInitialValue(v["windowCols"], p.windowCols);
+      graph.setInitialValue(v["strideCols"], p.strideCols);
+      graph.setInitialValue(v["padLeft"], p.padLeft);
+      graph.setInitialValue(v["outCols"], p.outCols);
+      graph.setTileMapping(v, tiles[b * p.outRows + oy]);
+    }
+  }
+  // The whole pooling at once, split over the host threads by output rows
+  // (each computed as its vertex would).
+  graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) {
+    dispatchType(type, [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Eigen::half>) {
+        ReadView<T> iv(ctx, in);
+        WriteView<T> ov(ctx, out);
+        const size_t image = p.inRows * p.inCols * p.channels;
+        parallelRanges(ctx.hostThreads(), p.batch * p.outRows, [&](size_t first, size_t end) {
+          for (size_t r = first; r < end; ++r) {
+            const size_t b = r / p.outRows;
+            const Span ys = g.rows(r % p.outRows);
+            MaxPoolRow<T>(g, iv.data() + b * image + ys.begin * p.inCols * p.channels,
+                          ys.end - ys.begin, ov.data() + r * outRowElems);
+          }
+        });
+      }
+      return 0;
+    });
+    return absl::OkStatus();
+  });
+  prog.add(program::Execute(cs));
+  return out;
+}
+
+Tensor maxPoolInputGradient(Graph& graph, const Tensor& in, const Tensor& outGradient,
+                            const MaxPoolParams& p, program::Sequence& prog,
+                            const std::string& debugName) {
+  absl::Status s = Check(in, p, "maxPoolInputGradient");
+  if (s.ok()) s = outGradient.status();
+  if (s.ok() && (outGradient.elementType() != in.elementType() ||
+                 outGradient.shape() !=
+                     std::vector<size_t>{p.batch, p.outRows, p.outCols, p.channels})) {
+    s = absl::InvalidArgumentError(absl::StrCat(
+        "popnn maxPoolInputGradient: the output gradient '", outGradient.getDebugName(), "' ",
+        typeName(outGradient.elementType()), outGradient.shapeToString(),
+        " must have the input's type and the output's shape (", Dims(p), ")"));
+  }
+  if (!s.ok()) return Fail(graph, s);
+  const std::string name = debugName.empty() ? "maxPoolInputGradient" : debugName;
+  const Type type = in.elementType();
+  const std::string tn = typeName(type);
+  Tensor dx = graph.addVariable(type, {p.batch, p.inRows, p.inCols, p.channels}, name);
+  const size_t rowElems = p.inCols * p.channels;
+  const std::vector<unsigned> tiles = MapUnits(graph, dx.flatten(), p.batch * p.inRows, rowElems);
+  const Geometry g = Geometry::Of(p);
+  ComputeSet cs = graph.addComputeSet(name);
+  for (size_t b = 0; b < p.batch; ++b) {
+    for (size_t y = 0; y < p.inRows; ++y) {
+      const CoveringRows cover = Covering(p, y);
+      // A row no window covers reads row y and gradient row 0 and uses
+      // neither (its vertex writes zeros).
+      size_t inFirst = y, inEnd = y + 1, oyFirst = 0, oyEnd = 1;
+      if (cover.count > 0) {
+        inFirst = g.rows(cover.first).begin;
+        inEnd = g.rows(cover.first + cover.count - 1).end;
+        oyFirst = cover.first;
+        oyEnd = cover.first + cover.count;
+      }
+      VertexRef v = graph.addVertex(
+          cs, absl::StrCat("popnn::MaxPoolGradRow<", tn, ">"),
+          {{"in", in.slice({b, inFirst, 0, 0}, {b + 1, inEnd, p.inCols, p.channels}).flatten()},
+           {"grad", outGradient.slice({b, oyFirst, 0, 0}, {b + 1, oyEnd, p.outCols, p.channels})
+                        .flatten()},
+           {"out", dx.slice({b, y, 0, 0}, {b + 1, y + 1, p.inCols, p.channels}).flatten()}});
+      graph.setInitialValue(v["inRows"], p.inRows);
+      graph.setInitialValue(v["inCols"], p.inCols);
+      graph.setInitialValue(v["channels"], p.channels);
+      graph.setInitialValue(v["windowRows"], p.windowRows);
+      graph.setInitialValue(v["windowCols"], p.windowCols);
+      graph.setInitialValue(v["strideRows"], p.strideRows);
+      graph.setInitialValue(v["strideCols"], p.strideCols);
+      graph.setInitialValue(v["padTop"], p.padTop);
+      graph.setInitialValue(v["padLeft"], p.padLeft);
+      graph.setInitialValue(v["outCols"], p.outCols);
+      graph.setInitialValue(v["row"], y);
+      graph.setInitialValue(v["inRowFirst"], inFirst);
+      graph.setInitialValue(v["oyFirst"], oyFirst);
+      graph.setInitialValue(v["windows"], cover.count);
+      graph.setTileMapping(v, tiles[b * p.inRows + y]);
+    }
+  }
+  // Image by image (windows of two images never overlap), each thread with
+  // its own float accumulator: the same additions in the same order as the
+  // vertices, and as the CPU kernel.
+  graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) {
+    dispatchType(type, [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Eigen::half>) {
+        ReadView<T> iv(ctx, in), gv(ctx, outGradient);
+        WriteView<T> ov(ctx, dx);
+        const size_t image = p.inRows * rowElems, outImage = p.outRows * p.outCols * p.channels;
+        parallelRanges(ctx.hostThreads(), p.batch, [&](size_t first, size_t end) {
+          std::vector<float> acc(image);
+          std::vector<size_t> arg;
+          for (size_t b = first; b < end; ++b) {
+            std::fill(acc.begin(), acc.end(), 0.f);
+            AddWindowGradients<T>(g, iv.data() + b * image, 0, gv.data() + b * outImage, 0,
+                                  p.outRows, acc.data(), 0, p.inRows, arg);
+            T* o = ov.data() + b * image;
+            for (size_t i = 0; i < image; ++i) o[i] = static_cast<T>(acc[i]);
+          }
+        });
+      }
+      return 0;
+    });
+    return absl::OkStatus();
+  });
+  prog.add(program::Execute(cs));
+  return dx;
+}
+
+}  // namespace popnn
+}  // namespace poplar_sim
