@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/execution_context.h"
 #include "poplar_sim/host_threads.h"
+#include "poplar_sim/poputil/tile_mapping.h"
+#include "poplar_sim/poputil/window_rows.h"
 #include "poplar_sim/vertex.h"
 
 namespace poplar_sim {
@@ -19,17 +21,7 @@ namespace {
 constexpr uint64_t kVertexOverheadCycles = 30;
 constexpr uint64_t kCyclesPerVector = 2;
 
-// The input positions [begin, end) of window `o` along one dimension.
-struct Span {
-  size_t begin = 0, end = 0;
-};
-Span WindowSpan(size_t o, size_t stride, size_t pad, size_t size, size_t input) {
-  const int64_t start = static_cast<int64_t>(o * stride) - static_cast<int64_t>(pad);
-  const int64_t end = std::min<int64_t>(start + static_cast<int64_t>(size),
-                                        static_cast<int64_t>(input));
-  const int64_t begin = std::max<int64_t>(start, 0);
-  return {static_cast<size_t>(begin), static_cast<size_t>(std::max(begin, end))};
-}
+using poputil::WindowSpan;
 
 // What a row kernel needs of the geometry.
 struct Geometry {
@@ -40,8 +32,12 @@ struct Geometry {
     return {p.inRows,     p.inCols,     p.channels, p.windowRows, p.windowCols,
             p.strideRows, p.strideCols, p.padTop,   p.padLeft,    p.outCols};
   }
-  Span rows(size_t oy) const { return WindowSpan(oy, strideRows, padTop, windowRows, inRows); }
-  Span cols(size_t ox) const { return WindowSpan(ox, strideCols, padLeft, windowCols, inCols); }
+  WindowSpan rows(size_t oy) const {
+    return poputil::windowSpan(oy, strideRows, padTop, windowRows, inRows);
+  }
+  WindowSpan cols(size_t ox) const {
+    return poputil::windowSpan(ox, strideCols, padLeft, windowCols, inCols);
+  }
 };
 
 // One output row (outCols x channels) of maxPool from `in`, the input rows
@@ -50,7 +46,7 @@ template <typename T>
 void MaxPoolRow(const Geometry& g, const T* in, size_t rows, T* out) {
   const size_t C = g.channels;
   for (size_t ox = 0; ox < g.outCols; ++ox) {
-    const Span xs = g.cols(ox);
+    const WindowSpan xs = g.cols(ox);
     T* o = out + ox * C;
     bool first = true;
     for (size_t y = 0; y < rows; ++y) {
@@ -83,9 +79,9 @@ void AddWindowGradients(const Geometry& g, const T* in, size_t inRowFirst, const
   arg.resize(C);
   for (size_t i = 0; i < count; ++i) {
     const size_t oy = oyFirst + i;
-    const Span ys = g.rows(oy);
+    const WindowSpan ys = g.rows(oy);
     for (size_t ox = 0; ox < g.outCols; ++ox) {
-      const Span xs = g.cols(ox);
+      const WindowSpan xs = g.cols(ox);
       if (ys.begin >= ys.end || xs.begin >= xs.end) continue;  // refused when built
       // arg[c]: the offset in `in` of the window's first maximum so far.
       const size_t first = (ys.begin - inRowFirst) * rowElems + xs.begin * C;
@@ -106,21 +102,6 @@ void AddWindowGradients(const Geometry& g, const T* in, size_t inRowFirst, const
       }
     }
   }
-}
-
-// The output rows whose windows cover input row y: [first, first + count).
-struct CoveringRows {
-  size_t first = 0, count = 0;
-};
-CoveringRows Covering(const MaxPoolParams& p, size_t y) {
-  // Window oy covers rows [oy * stride - padTop, ... + windowRows).
-  const size_t shifted = y + p.padTop;
-  const size_t last = std::min(shifted / p.strideRows, p.outRows - 1);
-  const size_t first =
-      shifted + 1 > p.windowRows ? (shifted + 1 - p.windowRows + p.strideRows - 1) / p.strideRows
-                                 : 0;
-  if (first > last || last * p.strideRows + p.windowRows <= shifted) return {0, 0};
-  return {first, last - first + 1};
 }
 
 template <typename T>
@@ -204,7 +185,7 @@ class MaxPoolGradRowVertex : public MultiVertex {
     // Every window must lie within the rows given.
     const size_t inRowsGiven = in.size() / rowElems;
     for (size_t i = 0; i < windows; ++i) {
-      const Span ys = g.rows(oyFirst + i);
+      const WindowSpan ys = g.rows(oyFirst + i);
       if (ys.begin < inRowFirst || ys.end > inRowFirst + inRowsGiven) return false;
     }
     std::vector<float> acc(rowElems, 0.f);
@@ -303,19 +284,6 @@ absl::Status Check(const Tensor& in, const MaxPoolParams& p, const char* what) {
   return absl::OkStatus();
 }
 
-// A [units x unitElems] output spread over the tiles a unit at a time;
-// returns each unit's tile.
-std::vector<unsigned> MapUnits(Graph& graph, const Tensor& flat, size_t units,
-                               size_t unitElems) {
-  const size_t tiles = graph.getTarget().getNumTiles();
-  std::vector<unsigned> tileOf(units);
-  for (size_t u = 0; u < units; ++u) {
-    tileOf[u] = static_cast<unsigned>(u * tiles / units);
-    graph.setTileMapping(flat.slice(u * unitElems, (u + 1) * unitElems), tileOf[u]);
-  }
-  return tileOf;
-}
-
 }  // namespace
 
 Tensor maxPool(Graph& graph, const Tensor& in, const MaxPoolParams& p, program::Sequence& prog,
@@ -327,13 +295,12 @@ Tensor maxPool(Graph& graph, const Tensor& in, const MaxPoolParams& p, program::
   const std::string tn = typeName(type);
   Tensor out = graph.addVariable(type, {p.batch, p.outRows, p.outCols, p.channels}, name);
   const size_t outRowElems = p.outCols * p.channels;
-  const std::vector<unsigned> tiles =
-      MapUnits(graph, out.flatten(), p.batch * p.outRows, outRowElems);
+  const std::vector<unsigned> tiles = poputil::mapUnitsEvenly(graph, out, outRowElems);
   const Geometry g = Geometry::Of(p);
   ComputeSet cs = graph.addComputeSet(name);
   for (size_t b = 0; b < p.batch; ++b) {
     for (size_t oy = 0; oy < p.outRows; ++oy) {
-      const Span ys = g.rows(oy);
+      const WindowSpan ys = g.rows(oy);
       VertexRef v = graph.addVertex(
           cs, absl::StrCat("popnn::MaxPoolRow<", tn, ">"),
           {{"in", in.slice({b, ys.begin, 0, 0}, {b + 1, ys.end, p.inCols, p.channels}).flatten()},
@@ -359,7 +326,7 @@ Tensor maxPool(Graph& graph, const Tensor& in, const MaxPoolParams& p, program::
         parallelRanges(ctx.hostThreads(), p.batch * p.outRows, [&](size_t first, size_t end) {
           for (size_t r = first; r < end; ++r) {
             const size_t b = r / p.outRows;
-            const Span ys = g.rows(r % p.outRows);
+            const WindowSpan ys = g.rows(r % p.outRows);
             MaxPoolRow<T>(g, iv.data() + b * image + ys.begin * p.inCols * p.channels,
                           ys.end - ys.begin, ov.data() + r * outRowElems);
           }
@@ -392,12 +359,13 @@ Tensor maxPoolInputGradient(Graph& graph, const Tensor& in, const Tensor& outGra
   const std::string tn = typeName(type);
   Tensor dx = graph.addVariable(type, {p.batch, p.inRows, p.inCols, p.channels}, name);
   const size_t rowElems = p.inCols * p.channels;
-  const std::vector<unsigned> tiles = MapUnits(graph, dx.flatten(), p.batch * p.inRows, rowElems);
+  const std::vector<unsigned> tiles = poputil::mapUnitsEvenly(graph, dx, rowElems);
   const Geometry g = Geometry::Of(p);
   ComputeSet cs = graph.addComputeSet(name);
   for (size_t b = 0; b < p.batch; ++b) {
     for (size_t y = 0; y < p.inRows; ++y) {
-      const CoveringRows cover = Covering(p, y);
+      const poputil::CoveringWindows cover =
+          poputil::coveringWindows(y, p.strideRows, p.padTop, p.windowRows, p.outRows);
       // A row no window covers reads row y and gradient row 0 and uses
       // neither (its vertex writes zeros).
       size_t inFirst = y, inEnd = y + 1, oyFirst = 0, oyEnd = 1;

@@ -95,6 +95,18 @@ Tensor duplicate(Graph& graph, const Tensor& t, program::Sequence& prog,
   return c;
 }
 
+std::vector<unsigned> mapUnitsEvenly(Graph& graph, const Tensor& t, size_t unitElems) {
+  const size_t tiles = graph.getTarget().getNumTiles();
+  const size_t units = unitElems == 0 ? 0 : t.numElements() / unitElems;
+  const Tensor flat = t.flatten();
+  std::vector<unsigned> tileOf(units);
+  for (size_t u = 0; u < units; ++u) {
+    tileOf[u] = static_cast<unsigned>(u * tiles / units);
+    graph.setTileMapping(flat.slice(u * unitElems, (u + 1) * unitElems), tileOf[u]);
+  }
+  return tileOf;
+}
+
 unsigned defaultMinElementsPerTile(const Graph& graph, Type type) {
   return graph.getTarget().getVectorWidth(type) *
          graph.getTarget().getNumWorkerContexts();

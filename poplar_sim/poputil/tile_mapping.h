@@ -53,6 +53,12 @@ void forEachTileInterval(const Graph& graph, const Tensor& t,
 Tensor duplicate(Graph& graph, const Tensor& t, program::Sequence& prog,
                  const std::string& debugName = "");
 
+// Maps `t`, flattened, as consecutive units of `unitElems` elements (the
+// element count must be a multiple), unit u on tile u * tiles / units: whole
+// units spread evenly over the tiles. Returns each unit's tile, for the
+// vertices that write the units.
+std::vector<unsigned> mapUnitsEvenly(Graph& graph, const Tensor& t, size_t unitElems);
+
 // The minimum elements per tile the libraries use when they map new
 // tensors linearly: one 64-bit vector per worker, so tiny tensors stay on
 // few tiles.
