@@ -231,19 +231,6 @@ Tensor Fail(Graph& graph, absl::Status s) {
   return Tensor::makeError(std::move(s));
 }
 
-std::string Dims(const MaxPoolParams& p) {
-  return absl::StrCat("input [", p.batch, ",", p.inRows, ",", p.inCols, ",", p.channels,
-                      "], window ", p.windowRows, "x", p.windowCols, ", strides ",
-                      p.strideRows, "x", p.strideCols, ", padding top ", p.padTop,
-                      " left ", p.padLeft, ", output ", p.outRows, "x", p.outCols);
-}
-
-// Whether the last window along a dimension starts inside the input, in
-// arithmetic that cannot overflow: (out - 1) * stride - pad < input.
-bool LastWindowStartsInside(size_t out, size_t stride, size_t pad, size_t input) {
-  return out - 1 <= (input - 1 + pad) / stride;
-}
-
 absl::Status Check(const Tensor& in, const MaxPoolParams& p, const char* what) {
   if (!in.valid()) return in.status();
   const std::string where = absl::StrCat("popnn ", what, ": ");
@@ -252,34 +239,12 @@ absl::Status Check(const Tensor& in, const MaxPoolParams& p, const char* what) {
                                                    typeName(in.elementType()),
                                                    "; pooling takes float or half"));
   }
-  if (p.batch == 0 || p.inRows == 0 || p.inCols == 0 || p.channels == 0 || p.outRows == 0 ||
-      p.outCols == 0 || p.windowRows == 0 || p.windowCols == 0 || p.strideRows == 0 ||
-      p.strideCols == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, "every size, window and stride must be at least 1 (", Dims(p),
-                     "); an empty pooling has no windows to build"));
-  }
+  absl::Status geometry = poputil::validate(p, where);
+  if (!geometry.ok()) return geometry;
   if (in.shape() != std::vector<size_t>{p.batch, p.inRows, p.inCols, p.channels}) {
     return absl::InvalidArgumentError(absl::StrCat(where, "'", in.getDebugName(), "' ",
                                                    in.shapeToString(), " does not match the ",
-                                                   Dims(p)));
-  }
-  // Windows move forward, so only the first can end before the input and
-  // only the last can start after it.
-  if (p.windowRows <= p.padTop || p.windowCols <= p.padLeft ||
-      !LastWindowStartsInside(p.outRows, p.strideRows, p.padTop, p.inRows) ||
-      !LastWindowStartsInside(p.outCols, p.strideCols, p.padLeft, p.inCols)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, "a window holds no input position (", Dims(p),
-        "); every window must overlap the input, as TensorFlow's padding rules make it"));
-  }
-  // Vertex parameters are 32-bit.
-  for (size_t v : {p.batch, p.inRows, p.inCols, p.channels, p.windowRows, p.windowCols,
-                   p.strideRows, p.strideCols, p.padTop, p.padLeft, p.outRows, p.outCols}) {
-    if (v > UINT32_MAX) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, "a size beyond 2^32 (", Dims(p), ")"));
-    }
+                                                   poputil::describe(p)));
   }
   return absl::OkStatus();
 }
@@ -351,7 +316,7 @@ Tensor maxPoolInputGradient(Graph& graph, const Tensor& in, const Tensor& outGra
     s = absl::InvalidArgumentError(absl::StrCat(
         "popnn maxPoolInputGradient: the output gradient '", outGradient.getDebugName(), "' ",
         typeName(outGradient.elementType()), outGradient.shapeToString(),
-        " must have the input's type and the output's shape (", Dims(p), ")"));
+        " must have the input's type and the output's shape (", poputil::describe(p), ")"));
   }
   if (!s.ok()) return Fail(graph, s);
   const std::string name = debugName.empty() ? "maxPoolInputGradient" : debugName;

@@ -25,20 +25,14 @@
 
 #include "poplar_sim/graph.h"
 #include "poplar_sim/program.h"
+#include "poplar_sim/poputil/window_rows.h"
 
 namespace poplar_sim {
 namespace popnn {
 
-struct MaxPoolParams {
-  // The input [batch, inRows, inCols, channels].
-  size_t batch = 0, inRows = 0, inCols = 0, channels = 0;
-  size_t windowRows = 1, windowCols = 1;
-  size_t strideRows = 1, strideCols = 1;
-  // Window positions before the input's first row and column.
-  size_t padTop = 0, padLeft = 0;
-  // The output [batch, outRows, outCols, channels].
-  size_t outRows = 0, outCols = 0;
-};
+// The input [batch, inRows, inCols, channels], the windows and the output
+// [batch, outRows, outCols, channels].
+using MaxPoolParams = poputil::Window2D;
 
 // The [batch, outRows, outCols, channels] maxima of `in` (float or half).
 Tensor maxPool(Graph& graph, const Tensor& in, const MaxPoolParams& params,

@@ -11,9 +11,32 @@
 #define POPLAR_SIM_POPUTIL_WINDOW_ROWS_H_
 
 #include <cstddef>
+#include <string>
+
+#include "absl/status/status.h"
 
 namespace poplar_sim {
 namespace poputil {
+
+// A 2-D sliding window over NHWC tensors: the input [batch, inRows, inCols,
+// channels], the windows' size and strides, the window positions before the
+// input's first row and column, and the [outRows, outCols] windows.
+struct Window2D {
+  size_t batch = 0, inRows = 0, inCols = 0, channels = 0;
+  size_t windowRows = 1, windowCols = 1;
+  size_t strideRows = 1, strideCols = 1;
+  size_t padTop = 0, padLeft = 0;
+  size_t outRows = 0, outCols = 0;
+};
+
+// "input [2,9,7,5], window 3x3, strides 2x2, padding top 1 left 1, output
+// 5x4", for messages.
+std::string describe(const Window2D& w);
+
+// InvalidArgument, prefixed with `where`, unless every size, window and
+// stride is at least 1, every window overlaps the input and every value
+// fits the 32 bits of a vertex parameter.
+absl::Status validate(const Window2D& w, const std::string& where);
 
 // The input positions [begin, end) of window `o` of `size` positions moved
 // `stride` at a time, the first starting `pad` positions before the input;

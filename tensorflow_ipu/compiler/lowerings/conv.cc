@@ -5,14 +5,12 @@
 //   Conv2D:               col * F
 //   Conv2DBackpropFilter: col^T * out_backprop
 //   Conv2DBackpropInput:  out_backprop * F^T, whose columns (one per tap)
-//                         are added into the taps' strided views of a
-//                         zeroed, padded input gradient (col2im), one
-//                         compute set per tap.
+//                         poplin::col2im adds into the input positions
+//                         each tap read, in one compute set.
 // NHWC and dilations of 1 only (Unimplemented otherwise), as on the CPU.
 #include <vector>
 
-#include "poplar_sim/popops/cast_fill.h"
-#include "poplar_sim/popops/elementwise.h"
+#include "poplar_sim/poplin/col2im.h"
 #include "poplar_sim/poplin/matmul.h"
 #include "tensorflow_ipu/compiler/emission_state.h"
 #include "tensorflow_ipu/compiler/lowering_registry.h"
@@ -70,7 +68,6 @@ absl::Status LowerConv2DBackpropInput(LoweringContext& ctx) {
   ASSIGN_OR_RETURN(Window2DDims d, LoweredConvDims(ctx, input, ctx.input_shape(1)));
   ASSIGN_OR_RETURN(bool empty, LowerEmptyWindows(ctx, d));
   if (empty) return absl::OkStatus();
-  const size_t c = static_cast<size_t>(d.in_depth);
   poplar_sim::Tensor f = ctx.input(1).reshape({Patch(d), static_cast<size_t>(d.out_depth)});
   poplar_sim::Tensor dy = ctx.input(2).reshape({Rows(d), static_cast<size_t>(d.out_depth)});
   poplar_sim::Tensor dcol = MatMul(ctx, dy, f.transpose());
@@ -78,27 +75,8 @@ absl::Status LowerConv2DBackpropInput(LoweringContext& ctx) {
     ctx.SetOutput(0, dcol.reshape(ctx.OutputDims(0)));
     return absl::OkStatus();
   }
-  ASSIGN_OR_RETURN(poplar_sim::Type type, ToPoplarType(ctx.output_type(0)));
-  const size_t n = d.batch;
-  const size_t h = d.in_rows + d.rows.pad_before + d.rows.pad_after;
-  const size_t w = d.in_cols + d.cols.pad_before + d.cols.pad_after;
-  poplar_sim::Tensor padded =
-      ctx.AddMappedVariable(type, {n, h, w, c}, ctx.op().name() + "/padded");
-  poplar_sim::popops::zero(ctx.graph(), padded, ctx.prog(), ctx.op().name() + "/zero");
-  const size_t oh = d.rows.output, ow = d.cols.output;
-  poplar_sim::Tensor taps = dcol.reshape({n, oh, ow, static_cast<size_t>(d.filter_rows),
-                                          static_cast<size_t>(d.filter_cols), c});
-  for (int64_t ky = 0; ky < d.filter_rows; ++ky) {
-    for (int64_t kx = 0; kx < d.filter_cols; ++kx) {
-      const size_t y = ky, x = kx;
-      poplar_sim::Tensor tap =
-          taps.slice({0, 0, 0, y, x, 0}, {n, oh, ow, y + 1, x + 1, c}).reshape({n, oh, ow, c});
-      poplar_sim::popops::addInPlace(ctx.graph(), TapView(padded, d, ky, kx), tap, ctx.prog(),
-                                     ctx.op().name() + "/col2im");
-    }
-  }
-  const size_t top = d.rows.pad_before, left = d.cols.pad_before;
-  ctx.SetOutput(0, padded.slice({0, top, left, 0}, {n, top + d.in_rows, left + d.in_cols, c}));
+  ctx.SetOutput(0, poplar_sim::poplin::col2im(ctx.graph(), dcol, SimWindow(d), ctx.prog(),
+                                              ctx.op().name() + "/col2im"));
   return absl::OkStatus();
 }
 REGISTER_IPU_LOWERING("Conv2DBackpropInput", LowerConv2DBackpropInput);

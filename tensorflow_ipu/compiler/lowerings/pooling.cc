@@ -15,28 +15,11 @@ namespace {
 
 using window::Window2DDims;
 
-poplar_sim::popnn::MaxPoolParams PoolParams(const Window2DDims& d) {
-  poplar_sim::popnn::MaxPoolParams p;
-  p.batch = d.batch;
-  p.inRows = d.in_rows;
-  p.inCols = d.in_cols;
-  p.channels = d.in_depth;
-  p.windowRows = d.filter_rows;
-  p.windowCols = d.filter_cols;
-  p.strideRows = d.stride_rows;
-  p.strideCols = d.stride_cols;
-  p.padTop = d.rows.pad_before;
-  p.padLeft = d.cols.pad_before;
-  p.outRows = d.rows.output;
-  p.outCols = d.cols.output;
-  return p;
-}
-
 absl::Status LowerMaxPool(LoweringContext& ctx) {
   ASSIGN_OR_RETURN(Window2DDims d, LoweredPoolDims(ctx, ctx.input_shape(0)));
   ASSIGN_OR_RETURN(bool empty, LowerEmptyWindows(ctx, d));
   if (empty) return absl::OkStatus();
-  ctx.SetOutput(0, poplar_sim::popnn::maxPool(ctx.graph(), ctx.input(0), PoolParams(d),
+  ctx.SetOutput(0, poplar_sim::popnn::maxPool(ctx.graph(), ctx.input(0), SimWindow(d),
                                               ctx.prog(), ctx.op().name()));
   return absl::OkStatus();
 }
@@ -47,7 +30,7 @@ absl::Status LowerMaxPoolGrad(LoweringContext& ctx) {
   ASSIGN_OR_RETURN(bool empty, LowerEmptyWindows(ctx, d));
   if (empty) return absl::OkStatus();
   ctx.SetOutput(0, poplar_sim::popnn::maxPoolInputGradient(ctx.graph(), ctx.input(0),
-                                                           ctx.input(2), PoolParams(d),
+                                                           ctx.input(2), SimWindow(d),
                                                            ctx.prog(), ctx.op().name()));
   return absl::OkStatus();
 }

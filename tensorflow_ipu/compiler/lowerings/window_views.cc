@@ -12,9 +12,8 @@ namespace {
 
 using window::Window2DDims;
 
-// The lowerings unroll a window tap by tap (a view, and for the gradients
-// and pooling a compute set, per tap); beyond this many taps that is no
-// longer a sensible program.
+// The im2col view is built tap by tap (a view per tap); beyond this many
+// taps that is no longer a sensible program.
 constexpr int64_t kMaxTaps = 4096;
 
 absl::StatusOr<Window2DDims> Supported(const LoweringContext& ctx,
@@ -83,6 +82,23 @@ absl::StatusOr<Window2DDims> LoweredPoolDims(const LoweringContext& ctx,
   return Supported(ctx, *attrs, window::ComputePool2DDims(input, *attrs));
 }
 
+poplar_sim::poputil::Window2D SimWindow(const Window2DDims& d) {
+  poplar_sim::poputil::Window2D w;
+  w.batch = d.batch;
+  w.inRows = d.in_rows;
+  w.inCols = d.in_cols;
+  w.channels = d.in_depth;
+  w.windowRows = d.filter_rows;
+  w.windowCols = d.filter_cols;
+  w.strideRows = d.stride_rows;
+  w.strideCols = d.stride_cols;
+  w.padTop = d.rows.pad_before;
+  w.padLeft = d.cols.pad_before;
+  w.outRows = d.rows.output;
+  w.outCols = d.cols.output;
+  return w;
+}
+
 absl::StatusOr<bool> LowerEmptyWindows(LoweringContext& ctx, const Window2DDims& d) {
   if (d.batch > 0 && d.rows.output > 0 && d.cols.output > 0) return false;
   ASSIGN_OR_RETURN(poplar_sim::Type type, ToPoplarType(ctx.output_type(0)));
@@ -95,6 +111,10 @@ absl::StatusOr<bool> LowerEmptyWindows(LoweringContext& ctx, const Window2DDims&
   return true;
 }
 
+namespace {
+
+// `x` [N, H, W, C] with d's padding on each side, the padding a constant
+// `value` of `dtype` (one element, broadcast).
 absl::StatusOr<poplar_sim::Tensor> PadSpatial(const LoweringContext& ctx,
                                               const poplar_sim::Tensor& x,
                                               const Window2DDims& d, DataType dtype,
@@ -110,6 +130,8 @@ absl::StatusOr<poplar_sim::Tensor> PadSpatial(const LoweringContext& ctx,
   return PadDim(rows, one, 2, d.cols.pad_before, d.cols.pad_after);
 }
 
+// The [N, out_rows, out_cols, C] view of a padded input that tap (ky, kx)
+// of every window reads.
 poplar_sim::Tensor TapView(const poplar_sim::Tensor& padded, const Window2DDims& d,
                            int64_t ky, int64_t kx) {
   const size_t n = padded.dim(0), c = padded.dim(3);
@@ -120,6 +142,8 @@ poplar_sim::Tensor TapView(const poplar_sim::Tensor& padded, const Window2DDims&
       .subSample(d.stride_rows, 1)
       .subSample(d.stride_cols, 2);
 }
+
+}  // namespace
 
 absl::StatusOr<poplar_sim::Tensor> Im2ColView(const LoweringContext& ctx,
                                               const poplar_sim::Tensor& x,
