@@ -41,10 +41,11 @@ void Col2ImRow(const poputil::Window2D& w, const T* cols, size_t oyFirst, size_t
     if (oy < oyFirst || oy >= oyFirst + count) continue;
     for (size_t kx = 0; kx < w.windowCols; ++kx) {
       const size_t tap = (ky * w.windowCols + kx) * C;
-      for (size_t x = 0; x < w.inCols; ++x) {
-        if (x + w.padLeft < kx || (x + w.padLeft - kx) % w.strideCols != 0) continue;
-        const size_t ox = (x + w.padLeft - kx) / w.strideCols;
-        if (ox >= w.outCols) continue;
+      // Window ox's tap kx reads column ox * stride - padLeft + kx.
+      for (size_t ox = 0; ox < w.outCols; ++ox) {
+        if (ox * w.strideCols + kx < w.padLeft) continue;
+        const size_t x = ox * w.strideCols + kx - w.padLeft;
+        if (x >= w.inCols) break;
         const T* src = cols + ((oy - oyFirst) * w.outCols + ox) * patch + tap;
         T* o = out + x * C;
         for (size_t c = 0; c < C; ++c) o[c] = Add(o[c], src[c]);

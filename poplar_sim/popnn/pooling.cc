@@ -74,27 +74,43 @@ void MaxPoolRow(const Geometry& g, const T* in, size_t rows, T* out) {
 template <typename T>
 void AddWindowGradients(const Geometry& g, const T* in, size_t inRowFirst, const T* grad,
                         size_t oyFirst, size_t count, float* acc, size_t accRowFirst,
-                        size_t accRows, std::vector<size_t>& arg) {
+                        size_t accRows) {
   const size_t C = g.channels, rowElems = g.inCols * C;
-  arg.resize(C);
+  // Per channel, the offset in `in` of the window's first maximum so far
+  // and its value (kept beside it, so that the comparisons vectorise).
+  std::vector<size_t> arg(C);
+  std::vector<T> best(C);
+  // Whether every maximum lands in `acc` (the windows lie in rows
+  // [inRowFirst, inRows)), which then needs no row check.
+  const bool allRows = accRowFirst <= inRowFirst && accRowFirst + accRows >= g.inRows;
   for (size_t i = 0; i < count; ++i) {
     const size_t oy = oyFirst + i;
     const WindowSpan ys = g.rows(oy);
     for (size_t ox = 0; ox < g.outCols; ++ox) {
       const WindowSpan xs = g.cols(ox);
       if (ys.begin >= ys.end || xs.begin >= xs.end) continue;  // refused when built
-      // arg[c]: the offset in `in` of the window's first maximum so far.
       const size_t first = (ys.begin - inRowFirst) * rowElems + xs.begin * C;
-      for (size_t c = 0; c < C; ++c) arg[c] = first + c;
+      for (size_t c = 0; c < C; ++c) {
+        arg[c] = first + c;
+        best[c] = in[first + c];
+      }
       for (size_t y = ys.begin; y < ys.end; ++y) {
         for (size_t x = xs.begin; x < xs.end; ++x) {
           const size_t at = (y - inRowFirst) * rowElems + x * C;
+          const T* p = in + at;
           for (size_t c = 0; c < C; ++c) {
-            if (in[at + c] > in[arg[c]]) arg[c] = at + c;
+            const bool greater = p[c] > best[c];
+            best[c] = greater ? p[c] : best[c];
+            arg[c] = greater ? at + c : arg[c];
           }
         }
       }
       const T* gv = grad + (i * g.outCols + ox) * C;
+      if (allRows) {
+        float* a = acc + (inRowFirst - accRowFirst) * rowElems;
+        for (size_t c = 0; c < C; ++c) a[arg[c]] += static_cast<float>(gv[c]);
+        continue;
+      }
       for (size_t c = 0; c < C; ++c) {
         const size_t row = inRowFirst + arg[c] / rowElems;
         if (row < accRowFirst || row >= accRowFirst + accRows) continue;
@@ -189,9 +205,8 @@ class MaxPoolGradRowVertex : public MultiVertex {
       if (ys.begin < inRowFirst || ys.end > inRowFirst + inRowsGiven) return false;
     }
     std::vector<float> acc(rowElems, 0.f);
-    std::vector<size_t> arg;
     AddWindowGradients<T>(g, in.data(), inRowFirst, grad.data(), oyFirst, windows, acc.data(),
-                          row, 1, arg);
+                          row, 1);
     for (size_t i = 0; i < rowElems; ++i) out[i] = static_cast<T>(acc[i]);
     return true;
   }
@@ -375,11 +390,10 @@ Tensor maxPoolInputGradient(Graph& graph, const Tensor& in, const Tensor& outGra
         const size_t image = p.inRows * rowElems, outImage = p.outRows * p.outCols * p.channels;
         parallelRanges(ctx.hostThreads(), p.batch, [&](size_t first, size_t end) {
           std::vector<float> acc(image);
-          std::vector<size_t> arg;
           for (size_t b = first; b < end; ++b) {
             std::fill(acc.begin(), acc.end(), 0.f);
             AddWindowGradients<T>(g, iv.data() + b * image, 0, gv.data() + b * outImage, 0,
-                                  p.outRows, acc.data(), 0, p.inRows, arg);
+                                  p.outRows, acc.data(), 0, p.inRows);
             T* o = ov.data() + b * image;
             for (size_t i = 0; i < image; ++i) o[i] = static_cast<T>(acc[i]);
           }
