@@ -136,12 +136,18 @@ Tensor col2im(Graph& graph, const Tensor& cols, const poputil::Window2D& w,
                                                 "' is ", typeName(cols.elementType()),
                                                 "; col2im takes float or half"));
   }
-  const size_t patch = w.windowRows * w.windowCols * w.channels;
-  if (s.ok() && cols.shape() != std::vector<size_t>{w.batch * w.outRows * w.outCols, patch}) {
+  // The im2col matrix's shape, in arithmetic that cannot wrap round to a
+  // shape that happens to match (each size is below 2^32 once validated).
+  size_t rows = 0, patch = 0;
+  const bool overflows = __builtin_mul_overflow(w.batch, w.outRows, &rows) ||
+                         __builtin_mul_overflow(rows, w.outCols, &rows) ||
+                         __builtin_mul_overflow(w.windowRows, w.windowCols, &patch) ||
+                         __builtin_mul_overflow(patch, w.channels, &patch);
+  if (s.ok() && (overflows || cols.shape() != std::vector<size_t>{rows, patch})) {
     s = absl::InvalidArgumentError(absl::StrCat(
         "poplin::col2im: '", cols.getDebugName(), "' ", cols.shapeToString(),
-        " is not the [", w.batch * w.outRows * w.outCols, ",", patch,
-        "] im2col matrix of the ", poputil::describe(w)));
+        " is not the im2col matrix [batch * outRows * outCols, windowRows * windowCols * "
+        "channels] of the ", poputil::describe(w)));
   }
   if (!s.ok()) return Fail(graph, s);
   const std::string name = debugName.empty() ? "col2im" : debugName;

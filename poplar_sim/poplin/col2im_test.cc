@@ -140,7 +140,8 @@ TEST(Col2ImTest, BadInputIsRefusedWithItsNumbers) {
     col2im(g, Const(g, {4, 7}, std::vector<float>(28, 1.f)), w, prog);
     EXPECT_TRUE(absl::IsInvalidArgument(g.status())) << g.status();
     EXPECT_THAT(std::string(g.status().message()),
-                HasSubstr("is not the [4,8] im2col matrix of the input [1,4,4,2]"));
+                HasSubstr("is not the im2col matrix [batch * outRows * outCols, windowRows * "
+                          "windowCols * channels] of the input [1,4,4,2]"));
   }
   {
     Graph g(*Target::createIPUTarget(1, "ipu2", 4));

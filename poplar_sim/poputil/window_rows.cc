@@ -49,6 +49,13 @@ absl::Status validate(const Window2D& w, const std::string& where) {
           absl::StrCat(where, "a size beyond 2^32 (", describe(w), ")"));
     }
   }
+  // TensorFlow's padding never makes a window longer than the padded input
+  // (at most one more position after it than before it).
+  if (w.windowRows > w.inRows + 2 * w.padTop + 1 || w.windowCols > w.inCols + 2 * w.padLeft + 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "a window longer than the padded input (", describe(w),
+        "); TensorFlow's VALID and SAME padding never give one"));
+  }
   return absl::OkStatus();
 }
 
