@@ -9,6 +9,7 @@
 #include "poplar_sim/execution_context.h"
 #include "poplar_sim/host_threads.h"
 #include "poplar_sim/poputil/tile_mapping.h"
+#include "poplar_sim/poputil/window_vertex_params.h"
 #include "poplar_sim/vertex.h"
 
 namespace poplar_sim {
@@ -59,20 +60,12 @@ class Col2ImRowVertex : public MultiVertex {
  public:
   Input<Vector<T>> cols{this, "cols"};
   Output<Vector<T>> out{this, "out"};
-  Param<unsigned> inCols{this, "inCols"};
-  Param<unsigned> channels{this, "channels"};
-  Param<unsigned> windowRows{this, "windowRows"};
-  Param<unsigned> windowCols{this, "windowCols"};
-  Param<unsigned> strideRows{this, "strideRows"};
-  Param<unsigned> strideCols{this, "strideCols"};
-  Param<unsigned> padTop{this, "padTop"};
-  Param<unsigned> padLeft{this, "padLeft"};
-  Param<unsigned> outCols{this, "outCols"};
+  poputil::WindowVertexParams params{this};
   Param<unsigned> row{this, "row"};
   Param<unsigned> oyFirst{this, "oyFirst"};
   Param<unsigned> windows{this, "windows"};
   bool compute() override {
-    const poputil::Window2D w = window();
+    const poputil::Window2D w = params.window();
     const size_t patch = w.windowRows * w.windowCols * w.channels;
     if (w.strideRows == 0 || w.strideCols == 0 || out.size() != w.inCols * w.channels ||
         cols.size() < size_t{windows} * w.outCols * patch) {
@@ -89,25 +82,12 @@ class Col2ImRowVertex : public MultiVertex {
   uint64_t getFlopEstimate() const override { return work() - out.size(); }
 
  private:
-  poputil::Window2D window() const {
-    poputil::Window2D w;
-    w.inCols = inCols;
-    w.channels = channels;
-    w.windowRows = windowRows;
-    w.windowCols = windowCols;
-    w.strideRows = strideRows;
-    w.strideCols = strideCols;
-    w.padTop = padTop;
-    w.padLeft = padLeft;
-    w.outCols = outCols;
-    return w;
-  }
   // The row's zeroing and at most one addition per window element it holds.
   uint64_t work() const {
-    const uint64_t taps = uint64_t(unsigned(windows)) * unsigned(outCols) *
-                          unsigned(windowCols) * unsigned(channels);
-    return out.size() + std::min<uint64_t>(taps, uint64_t(out.size()) * unsigned(windowRows) *
-                                                     unsigned(windowCols));
+    const poputil::Window2D w = params.window();
+    const uint64_t taps = uint64_t(unsigned(windows)) * w.outCols * w.windowCols * w.channels;
+    return out.size() +
+           std::min<uint64_t>(taps, uint64_t(out.size()) * w.windowRows * w.windowCols);
   }
 };
 
@@ -169,15 +149,7 @@ Tensor col2im(Graph& graph, const Tensor& cols, const poputil::Window2D& w,
           cs, absl::StrCat("poplin::Col2ImRow<", typeName(type), ">"),
           {{"cols", flatCols.slice(first, first + count * windowRow)},
            {"out", dx.slice({b, y, 0, 0}, {b + 1, y + 1, w.inCols, w.channels}).flatten()}});
-      graph.setInitialValue(v["inCols"], w.inCols);
-      graph.setInitialValue(v["channels"], w.channels);
-      graph.setInitialValue(v["windowRows"], w.windowRows);
-      graph.setInitialValue(v["windowCols"], w.windowCols);
-      graph.setInitialValue(v["strideRows"], w.strideRows);
-      graph.setInitialValue(v["strideCols"], w.strideCols);
-      graph.setInitialValue(v["padTop"], w.padTop);
-      graph.setInitialValue(v["padLeft"], w.padLeft);
-      graph.setInitialValue(v["outCols"], w.outCols);
+      poputil::WindowVertexParams::set(graph, v, w);
       graph.setInitialValue(v["row"], y);
       graph.setInitialValue(v["oyFirst"], cover.first);
       graph.setInitialValue(v["windows"], cover.count);

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "poplar_sim/host_threads.h"
 #include "poplar_sim/testing/run_util.h"
+#include "poplar_sim/testing/window_testing.h"
 
 namespace poplar_sim {
 namespace poplin {
@@ -17,32 +18,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::RunBothModes;
 using testing::RunOnce;
-
-Tensor Const(Graph& g, std::vector<size_t> shape, const std::vector<float>& v,
-             Type t = FLOAT) {
-  Tensor c = g.addConstant<float>(t, std::move(shape), absl::MakeConstSpan(v));
-  const size_t tiles = g.getTarget().getNumTiles(), n = c.numElements();
-  for (size_t tile = 0; tile < tiles; ++tile) {
-    g.setTileMapping(c.flatten().slice(n * tile / tiles, n * (tile + 1) / tiles), tile);
-  }
-  return c;
-}
-
-poputil::Window2D Window(size_t batch, size_t rows, size_t cols, size_t channels,
-                         size_t window, size_t stride, size_t pad, size_t outRows,
-                         size_t outCols) {
-  poputil::Window2D w;
-  w.batch = batch;
-  w.inRows = rows;
-  w.inCols = cols;
-  w.channels = channels;
-  w.windowRows = w.windowCols = window;
-  w.strideRows = w.strideCols = stride;
-  w.padTop = w.padLeft = pad;
-  w.outRows = outRows;
-  w.outCols = outCols;
-  return w;
-}
+using testing::SpreadConstant;
+using testing::SquareWindow;
 
 // Independent of the library's code: each tap's column added, one tap after
 // the other, into a zeroed padded tensor, rounding to T after each addition.
@@ -81,9 +58,9 @@ std::vector<float> Values(size_t n) {
 TEST(Col2ImTest, OneChannelByHand) {
   // A 3x3 input, 2x2 windows at stride 1: 4 windows of 4 taps each. Input
   // (1, 1) is read by every window, (0, 0) by the first only.
-  const poputil::Window2D w = Window(1, 3, 3, 1, 2, 1, 0, 2, 2);
+  const poputil::Window2D w = SquareWindow(1, 3, 3, 1, 2, 1, 0, 2, 2);
   auto r = RunBothModes([&](Graph& g, program::Sequence& prog) {
-    Tensor cols = Const(g, {4, 4}, {1, 2, 3, 4,  //
+    Tensor cols = SpreadConstant(g, {4, 4}, {1, 2, 3, 4,  //
                                     10, 20, 30, 40,  //
                                     100, 200, 300, 400,  //
                                     1000, 2000, 3000, 4000});
@@ -98,14 +75,14 @@ TEST(Col2ImTest, OneChannelByHand) {
 // channels, float and half: bit for bit the tap-by-tap sums.
 TEST(Col2ImTest, MatchesTapByTapAdditionBitForBit) {
   for (const poputil::Window2D& w :
-       {Window(2, 7, 6, 3, 3, 1, 1, 7, 6), Window(3, 9, 7, 5, 3, 2, 1, 5, 4),
-        Window(1, 5, 5, 2, 1, 2, 0, 3, 3)}) {
+       {SquareWindow(2, 7, 6, 3, 3, 1, 1, 7, 6), SquareWindow(3, 9, 7, 5, 3, 2, 1, 5, 4),
+        SquareWindow(1, 5, 5, 2, 1, 2, 0, 3, 3)}) {
     const size_t rows = w.batch * w.outRows * w.outCols,
                  patch = w.windowRows * w.windowCols * w.channels;
     const std::vector<float> cols = Values(rows * patch);
     for (Type type : {FLOAT, HALF}) {
       auto r = RunBothModes([&](Graph& g, program::Sequence& prog) {
-        return std::vector<Tensor>{col2im(g, Const(g, {rows, patch}, cols, type), w, prog)};
+        return std::vector<Tensor>{col2im(g, SpreadConstant(g, {rows, patch}, cols, type), w, prog)};
       });
       const std::vector<float> want =
           type == FLOAT ? TapByTap<float>(w, cols) : TapByTap<Eigen::half>(w, cols);
@@ -119,10 +96,10 @@ TEST(Col2ImTest, MatchesTapByTapAdditionBitForBit) {
 }
 
 TEST(Col2ImTest, HostThreadsChangeNoValue) {
-  const poputil::Window2D w = Window(6, 13, 13, 8, 3, 1, 0, 11, 11);
+  const poputil::Window2D w = SquareWindow(6, 13, 13, 8, 3, 1, 0, 11, 11);
   const std::vector<float> cols = Values(6 * 11 * 11 * 72);
   auto build = [&](Graph& g, program::Sequence& prog) {
-    return std::vector<Tensor>{col2im(g, Const(g, {6 * 11 * 11, 72}, cols), w, prog)};
+    return std::vector<Tensor>{col2im(g, SpreadConstant(g, {6 * 11 * 11, 72}, cols), w, prog)};
   };
   const auto one = RunOnce(build, 16);
   SpawnedHostThreads three(3);
@@ -133,11 +110,11 @@ TEST(Col2ImTest, HostThreadsChangeNoValue) {
 }
 
 TEST(Col2ImTest, BadInputIsRefusedWithItsNumbers) {
-  const poputil::Window2D w = Window(1, 4, 4, 2, 2, 2, 0, 2, 2);
+  const poputil::Window2D w = SquareWindow(1, 4, 4, 2, 2, 2, 0, 2, 2);
   {
     Graph g(*Target::createIPUTarget(1, "ipu2", 4));
     program::Sequence prog;
-    col2im(g, Const(g, {4, 7}, std::vector<float>(28, 1.f)), w, prog);
+    col2im(g, SpreadConstant(g, {4, 7}, std::vector<float>(28, 1.f)), w, prog);
     EXPECT_TRUE(absl::IsInvalidArgument(g.status())) << g.status();
     EXPECT_THAT(std::string(g.status().message()),
                 HasSubstr("is not the im2col matrix [batch * outRows * outCols, windowRows * "
@@ -148,14 +125,14 @@ TEST(Col2ImTest, BadInputIsRefusedWithItsNumbers) {
     program::Sequence prog;
     poputil::Window2D outside = w;
     outside.padLeft = 2;
-    col2im(g, Const(g, {4, 8}, std::vector<float>(32, 1.f)), outside, prog);
+    col2im(g, SpreadConstant(g, {4, 8}, std::vector<float>(32, 1.f)), outside, prog);
     EXPECT_THAT(std::string(g.status().message()), HasSubstr("a window holds no input position"))
         << g.status();
   }
   {
     Graph g(*Target::createIPUTarget(1, "ipu2", 4));
     program::Sequence prog;
-    col2im(g, Const(g, {4, 8}, std::vector<float>(32, 1.f), INT), w, prog);
+    col2im(g, SpreadConstant(g, {4, 8}, std::vector<float>(32, 1.f), INT), w, prog);
     EXPECT_THAT(std::string(g.status().message()), HasSubstr("col2im takes float or half"))
         << g.status();
   }

@@ -10,6 +10,7 @@
 #include "poplar_sim/host_threads.h"
 #include "poplar_sim/poputil/tile_mapping.h"
 #include "poplar_sim/poputil/window_rows.h"
+#include "poplar_sim/poputil/window_vertex_params.h"
 #include "poplar_sim/vertex.h"
 
 namespace poplar_sim {
@@ -23,15 +24,9 @@ constexpr uint64_t kCyclesPerVector = 2;
 
 using poputil::WindowSpan;
 
-// What a row kernel needs of the geometry.
-struct Geometry {
-  size_t inRows, inCols, channels;
-  size_t windowRows, windowCols, strideRows, strideCols, padTop, padLeft;
-  size_t outCols;
-  static Geometry Of(const MaxPoolParams& p) {
-    return {p.inRows,     p.inCols,     p.channels, p.windowRows, p.windowCols,
-            p.strideRows, p.strideCols, p.padTop,   p.padLeft,    p.outCols};
-  }
+// What a row kernel needs of the geometry, with its windows' spans.
+struct Geometry : poputil::Window2D {
+  explicit Geometry(const poputil::Window2D& w) : Window2D(w) {}
   WindowSpan rows(size_t oy) const {
     return poputil::windowSpan(oy, strideRows, padTop, windowRows, inRows);
   }
@@ -125,14 +120,9 @@ class MaxPoolRowVertex : public MultiVertex {
  public:
   Input<Vector<T>> in{this, "in"};
   Output<Vector<T>> out{this, "out"};
-  Param<unsigned> inCols{this, "inCols"};
-  Param<unsigned> channels{this, "channels"};
-  Param<unsigned> windowCols{this, "windowCols"};
-  Param<unsigned> strideCols{this, "strideCols"};
-  Param<unsigned> padLeft{this, "padLeft"};
-  Param<unsigned> outCols{this, "outCols"};
+  poputil::WindowVertexParams params{this};
   bool compute() override {
-    const Geometry g = geometry();
+    const Geometry g(params.window());
     const size_t rowElems = g.inCols * g.channels;
     if (rowElems == 0 || in.size() % rowElems || out.size() != g.outCols * g.channels) {
       return false;
@@ -143,27 +133,16 @@ class MaxPoolRowVertex : public MultiVertex {
   std::optional<uint64_t> getCycleEstimate(const Target& t) const override {
     const uint64_t perWorker = uint64_t(t.getVectorWidth(TypeOf<T>::value)) *
                                t.getNumWorkerContexts();
-    const uint64_t rows = unsigned(inCols) * unsigned(channels) == 0
-                              ? 0
-                              : in.size() / (unsigned(inCols) * unsigned(channels));
-    const uint64_t compared = uint64_t(out.size()) * rows * unsigned(windowCols);
-    return kVertexOverheadCycles + (compared + perWorker - 1) / perWorker * kCyclesPerVector;
+    return kVertexOverheadCycles + (compared() + perWorker - 1) / perWorker * kCyclesPerVector;
   }
-  uint64_t getFlopEstimate() const override {
-    const uint64_t rowElems = uint64_t(unsigned(inCols)) * unsigned(channels);
-    return rowElems == 0 ? 0 : out.size() * (in.size() / rowElems) * unsigned(windowCols);
-  }
+  uint64_t getFlopEstimate() const override { return compared(); }
 
  private:
-  Geometry geometry() const {
-    Geometry g{};
-    g.inCols = inCols;
-    g.channels = channels;
-    g.windowCols = windowCols;
-    g.strideCols = strideCols;
-    g.padLeft = padLeft;
-    g.outCols = outCols;
-    return g;
+  // Every output element compared with each input of its window's rows.
+  uint64_t compared() const {
+    const poputil::Window2D w = params.window();
+    const uint64_t rowElems = uint64_t(w.inCols) * w.channels;
+    return rowElems == 0 ? 0 : out.size() * (in.size() / rowElems) * w.windowCols;
   }
 };
 
@@ -176,26 +155,16 @@ class MaxPoolGradRowVertex : public MultiVertex {
   Input<Vector<T>> in{this, "in"};
   Input<Vector<T>> grad{this, "grad"};
   Output<Vector<T>> out{this, "out"};
-  Param<unsigned> inRows{this, "inRows"};
-  Param<unsigned> inCols{this, "inCols"};
-  Param<unsigned> channels{this, "channels"};
-  Param<unsigned> windowRows{this, "windowRows"};
-  Param<unsigned> windowCols{this, "windowCols"};
-  Param<unsigned> strideRows{this, "strideRows"};
-  Param<unsigned> strideCols{this, "strideCols"};
-  Param<unsigned> padTop{this, "padTop"};
-  Param<unsigned> padLeft{this, "padLeft"};
-  Param<unsigned> outCols{this, "outCols"};
+  poputil::WindowVertexParams params{this};
   Param<unsigned> row{this, "row"};
   Param<unsigned> inRowFirst{this, "inRowFirst"};
   Param<unsigned> oyFirst{this, "oyFirst"};
   Param<unsigned> windows{this, "windows"};
   bool compute() override {
-    const Geometry g{inRows,     inCols,     channels, windowRows, windowCols,
-                     strideRows, strideCols, padTop,   padLeft,    outCols};
+    const Geometry g(params.window());
     const size_t rowElems = g.inCols * g.channels;
-    if (rowElems == 0 || out.size() != rowElems || in.size() % rowElems ||
-        grad.size() < size_t{windows} * g.outCols * g.channels) {
+    if (rowElems == 0 || g.strideRows == 0 || g.strideCols == 0 || out.size() != rowElems ||
+        in.size() % rowElems || grad.size() < size_t{windows} * g.outCols * g.channels) {
       return false;
     }
     // Every window must lie within the rows given.
@@ -213,15 +182,13 @@ class MaxPoolGradRowVertex : public MultiVertex {
   std::optional<uint64_t> getCycleEstimate(const Target& t) const override {
     const uint64_t perWorker = uint64_t(t.getVectorWidth(TypeOf<T>::value)) *
                                t.getNumWorkerContexts();
-    const uint64_t work = uint64_t(unsigned(windows)) * unsigned(outCols) *
-                              unsigned(channels) *
-                              (uint64_t(unsigned(windowRows)) * unsigned(windowCols) + 1) +
-                          out.size();  // the zeroed row
+    const uint64_t work = getFlopEstimate() + out.size();  // and the zeroed row
     return kVertexOverheadCycles + (work + perWorker - 1) / perWorker * kCyclesPerVector;
   }
   uint64_t getFlopEstimate() const override {
-    return uint64_t(unsigned(windows)) * unsigned(outCols) * unsigned(channels) *
-           (uint64_t(unsigned(windowRows)) * unsigned(windowCols) + 1);
+    const poputil::Window2D w = params.window();
+    return uint64_t(unsigned(windows)) * w.outCols * w.channels *
+           (uint64_t(w.windowRows) * w.windowCols + 1);
   }
 };
 
@@ -276,7 +243,7 @@ Tensor maxPool(Graph& graph, const Tensor& in, const MaxPoolParams& p, program::
   Tensor out = graph.addVariable(type, {p.batch, p.outRows, p.outCols, p.channels}, name);
   const size_t outRowElems = p.outCols * p.channels;
   const std::vector<unsigned> tiles = poputil::mapUnitsEvenly(graph, out, outRowElems);
-  const Geometry g = Geometry::Of(p);
+  const Geometry g(p);
   ComputeSet cs = graph.addComputeSet(name);
   for (size_t b = 0; b < p.batch; ++b) {
     for (size_t oy = 0; oy < p.outRows; ++oy) {
@@ -285,12 +252,7 @@ Tensor maxPool(Graph& graph, const Tensor& in, const MaxPoolParams& p, program::
           cs, absl::StrCat("popnn::MaxPoolRow<", tn, ">"),
           {{"in", in.slice({b, ys.begin, 0, 0}, {b + 1, ys.end, p.inCols, p.channels}).flatten()},
            {"out", out.slice({b, oy, 0, 0}, {b + 1, oy + 1, p.outCols, p.channels}).flatten()}});
-      graph.setInitialValue(v["inCols"], p.inCols);
-      graph.setInitialValue(v["channels"], p.channels);
-      graph.setInitialValue(v["windowCols"], p.windowCols);
-      graph.setInitialValue(v["strideCols"], p.strideCols);
-      graph.setInitialValue(v["padLeft"], p.padLeft);
-      graph.setInitialValue(v["outCols"], p.outCols);
+      poputil::WindowVertexParams::set(graph, v, p);
       graph.setTileMapping(v, tiles[b * p.outRows + oy]);
     }
   }
@@ -340,7 +302,7 @@ Tensor maxPoolInputGradient(Graph& graph, const Tensor& in, const Tensor& outGra
   Tensor dx = graph.addVariable(type, {p.batch, p.inRows, p.inCols, p.channels}, name);
   const size_t rowElems = p.inCols * p.channels;
   const std::vector<unsigned> tiles = poputil::mapUnitsEvenly(graph, dx, rowElems);
-  const Geometry g = Geometry::Of(p);
+  const Geometry g(p);
   ComputeSet cs = graph.addComputeSet(name);
   for (size_t b = 0; b < p.batch; ++b) {
     for (size_t y = 0; y < p.inRows; ++y) {
@@ -361,16 +323,7 @@ Tensor maxPoolInputGradient(Graph& graph, const Tensor& in, const Tensor& outGra
            {"grad", outGradient.slice({b, oyFirst, 0, 0}, {b + 1, oyEnd, p.outCols, p.channels})
                         .flatten()},
            {"out", dx.slice({b, y, 0, 0}, {b + 1, y + 1, p.inCols, p.channels}).flatten()}});
-      graph.setInitialValue(v["inRows"], p.inRows);
-      graph.setInitialValue(v["inCols"], p.inCols);
-      graph.setInitialValue(v["channels"], p.channels);
-      graph.setInitialValue(v["windowRows"], p.windowRows);
-      graph.setInitialValue(v["windowCols"], p.windowCols);
-      graph.setInitialValue(v["strideRows"], p.strideRows);
-      graph.setInitialValue(v["strideCols"], p.strideCols);
-      graph.setInitialValue(v["padTop"], p.padTop);
-      graph.setInitialValue(v["padLeft"], p.padLeft);
-      graph.setInitialValue(v["outCols"], p.outCols);
+      poputil::WindowVertexParams::set(graph, v, p);
       graph.setInitialValue(v["row"], y);
       graph.setInitialValue(v["inRowFirst"], inFirst);
       graph.setInitialValue(v["oyFirst"], oyFirst);

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "poplar_sim/host_threads.h"
 #include "poplar_sim/testing/run_util.h"
+#include "poplar_sim/testing/window_testing.h"
 
 namespace poplar_sim {
 namespace popnn {
@@ -18,44 +19,20 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::RunBothModes;
 using testing::RunOnce;
-
-Tensor Const(Graph& g, std::vector<size_t> shape, const std::vector<float>& v,
-             Type t = FLOAT) {
-  Tensor c = g.addConstant<float>(t, std::move(shape), absl::MakeConstSpan(v));
-  // Spread over the tiles so that vertices read across tiles.
-  const size_t tiles = g.getTarget().getNumTiles(), n = c.numElements();
-  for (size_t tile = 0; tile < tiles; ++tile) {
-    g.setTileMapping(c.flatten().slice(n * tile / tiles, n * (tile + 1) / tiles), tile);
-  }
-  return c;
-}
-
-MaxPoolParams Params(size_t batch, size_t rows, size_t cols, size_t channels, size_t window,
-                     size_t stride, size_t pad, size_t outRows, size_t outCols) {
-  MaxPoolParams p;
-  p.batch = batch;
-  p.inRows = rows;
-  p.inCols = cols;
-  p.channels = channels;
-  p.windowRows = p.windowCols = window;
-  p.strideRows = p.strideCols = stride;
-  p.padTop = p.padLeft = pad;
-  p.outRows = outRows;
-  p.outCols = outCols;
-  return p;
-}
+using testing::SpreadConstant;
+using testing::SquareWindow;
 
 // 2x2 windows, stride 2, on one 4x4 image of one channel. Ties go to the
 // first maximum in row-major order.
 TEST(MaxPoolTest, TwoByTwoByHandWithTies) {
-  const MaxPoolParams p = Params(1, 4, 4, 1, 2, 2, 0, 2, 2);
+  const MaxPoolParams p = SquareWindow(1, 4, 4, 1, 2, 2, 0, 2, 2);
   auto r = RunBothModes([&](Graph& g, program::Sequence& prog) {
-    Tensor x = Const(g, {1, 4, 4, 1},
+    Tensor x = SpreadConstant(g, {1, 4, 4, 1},
                      {1, 5, 2, 2,  //
                       3, 4, 2, 2,  //
                       -1, -2, 7, 0,  //
                       -3, -1, 0, 7});
-    Tensor dy = Const(g, {1, 2, 2, 1}, {10, 20, 30, 40});
+    Tensor dy = SpreadConstant(g, {1, 2, 2, 1}, {10, 20, 30, 40});
     return std::vector<Tensor>{maxPool(g, x, p, prog),
                                maxPoolInputGradient(g, x, dy, p, prog)};
   });
@@ -114,13 +91,13 @@ std::vector<float> Values(size_t n, int salt) {
 // float and half; both execution modes agree bit for bit, with each other
 // and with the reference.
 TEST(MaxPoolTest, OverlappingPaddedWindowsMatchTheReference) {
-  const MaxPoolParams p = Params(3, 9, 7, 5, 3, 2, 1, 5, 4);
+  const MaxPoolParams p = SquareWindow(3, 9, 7, 5, 3, 2, 1, 5, 4);
   const std::vector<float> x = Values(3 * 9 * 7 * 5, 0), dy = Values(3 * 5 * 4 * 5, 3);
   const Reference want = Compute(p, x, dy);
   for (Type type : {FLOAT, HALF}) {
     auto r = RunBothModes([&](Graph& g, program::Sequence& prog) {
-      Tensor xt = Const(g, {3, 9, 7, 5}, x, type);
-      Tensor dyt = Const(g, {3, 5, 4, 5}, dy, type);
+      Tensor xt = SpreadConstant(g, {3, 9, 7, 5}, x, type);
+      Tensor dyt = SpreadConstant(g, {3, 5, 4, 5}, dy, type);
       return std::vector<Tensor>{maxPool(g, xt, p, prog),
                                  maxPoolInputGradient(g, xt, dyt, p, prog)};
     });
@@ -144,11 +121,11 @@ TEST(MaxPoolTest, OverlappingPaddedWindowsMatchTheReference) {
 // Strides larger than the window leave input rows no window reads: their
 // gradient is zero.
 TEST(MaxPoolTest, RowsNoWindowCoversGetZeroGradient) {
-  const MaxPoolParams p = Params(1, 5, 5, 1, 1, 2, 0, 3, 3);
+  const MaxPoolParams p = SquareWindow(1, 5, 5, 1, 1, 2, 0, 3, 3);
   const std::vector<float> x = Values(25, 1), dy = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   auto r = RunBothModes([&](Graph& g, program::Sequence& prog) {
     return std::vector<Tensor>{
-        maxPoolInputGradient(g, Const(g, {1, 5, 5, 1}, x), Const(g, {1, 3, 3, 1}, dy), p, prog)};
+        maxPoolInputGradient(g, SpreadConstant(g, {1, 5, 5, 1}, x), SpreadConstant(g, {1, 3, 3, 1}, dy), p, prog)};
   });
   EXPECT_THAT(r[0], ElementsAre(1, 0, 2, 0, 3,  //
                                 0, 0, 0, 0, 0,  //
@@ -161,10 +138,10 @@ TEST(MaxPoolTest, RowsNoWindowCoversGetZeroGradient) {
 // later never replaces it (the `>` comparison, as the CPU kernel).
 TEST(MaxPoolTest, NaNsFollowTheComparison) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const MaxPoolParams p = Params(1, 2, 4, 1, 2, 2, 0, 1, 2);
+  const MaxPoolParams p = SquareWindow(1, 2, 4, 1, 2, 2, 0, 1, 2);
   auto r = RunBothModes([&](Graph& g, program::Sequence& prog) {
     return std::vector<Tensor>{
-        maxPool(g, Const(g, {1, 2, 4, 1}, {nan, 1, 2, nan, 3, 4, 0, 1}), p, prog)};
+        maxPool(g, SpreadConstant(g, {1, 2, 4, 1}, {nan, 1, 2, nan, 3, 4, 0, 1}), p, prog)};
   });
   ASSERT_EQ(r[0].size(), 2u);
   EXPECT_TRUE(std::isnan(r[0][0]));
@@ -173,12 +150,12 @@ TEST(MaxPoolTest, NaNsFollowTheComparison) {
 
 // Splitting the work over host threads changes no bit.
 TEST(MaxPoolTest, HostThreadsChangeNoValue) {
-  const MaxPoolParams p = Params(8, 12, 12, 4, 3, 2, 1, 6, 6);
+  const MaxPoolParams p = SquareWindow(8, 12, 12, 4, 3, 2, 1, 6, 6);
   const std::vector<float> x = Values(8 * 12 * 12 * 4, 2), dy = Values(8 * 6 * 6 * 4, 5);
   auto build = [&](Graph& g, program::Sequence& prog) {
-    Tensor xt = Const(g, {8, 12, 12, 4}, x);
+    Tensor xt = SpreadConstant(g, {8, 12, 12, 4}, x);
     return std::vector<Tensor>{maxPool(g, xt, p, prog),
-                               maxPoolInputGradient(g, xt, Const(g, {8, 6, 6, 4}, dy), p, prog)};
+                               maxPoolInputGradient(g, xt, SpreadConstant(g, {8, 6, 6, 4}, dy), p, prog)};
   };
   const auto one = RunOnce(build, 16);
   SpawnedHostThreads three(3);
@@ -195,19 +172,19 @@ absl::Status BuildError(const MaxPoolParams& p, std::vector<size_t> inShape, Typ
   program::Sequence prog;
   size_t n = 1;
   for (size_t d : inShape) n *= d;
-  Tensor in = Const(g, inShape, std::vector<float>(n, 1.f), type);
+  Tensor in = SpreadConstant(g, inShape, std::vector<float>(n, 1.f), type);
   if (gradShape.empty()) {
     maxPool(g, in, p, prog);
   } else {
     size_t m = 1;
     for (size_t d : gradShape) m *= d;
-    maxPoolInputGradient(g, in, Const(g, gradShape, std::vector<float>(m, 1.f), type), p, prog);
+    maxPoolInputGradient(g, in, SpreadConstant(g, gradShape, std::vector<float>(m, 1.f), type), p, prog);
   }
   return g.status();
 }
 
 TEST(MaxPoolTest, BadParametersAreRefusedWithTheirNumbers) {
-  const MaxPoolParams p = Params(1, 4, 4, 2, 2, 2, 0, 2, 2);
+  const MaxPoolParams p = SquareWindow(1, 4, 4, 2, 2, 2, 0, 2, 2);
   absl::Status s = BuildError(p, {1, 4, 5, 2}, FLOAT);
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
   EXPECT_THAT(std::string(s.message()), HasSubstr("does not match the input [1,4,4,2]"));
