@@ -201,10 +201,17 @@ constexpr size_t kHostSplitMacs = size_t{1} << 20;
 // however many threads run.
 constexpr size_t kHostSplitGrain = 48;
 
+// From this many multiply-adds oneDNN's products are split. Measured on
+// the benchmark MLP: the 32x256x128 products (1M) run in 19 us on one
+// thread and in 33-40 us split in two (oneDNN's per-call set-up and the
+// hand-off outweigh half the work); the micro-batch products of an
+// accumulated step (8x784x256, 1.6M) still gain from the split.
+constexpr size_t kDnnlSplitMacs = size_t{3} << 19;  // 1.5M
+
 // The float product [m,k] x [k,n] into `out` (row-major) by oneDNN, when
 // that library computes such shapes faster than Eigen
 // (third_party/dnnl/one_thread_sgemm.h; the CPU kernels choose the same way).
-// From kHostSplitMacs it is split over the host threads like Eigen's, each
+// From kDnnlSplitMacs it is split over the host threads like Eigen's, each
 // block one oneDNN call on one thread; a block's elements have the bits
 // they have in the whole product (matmul_test), so the values do not
 // depend on the number of threads. False if oneDNN does not take it (the
@@ -222,7 +229,7 @@ bool DnnlProduct(ExecutionContext& ctx, const FloatOperand& a, const FloatOperan
     return dnnl_one_thread::Sgemm(a.transposed, b.transposed, rows, cols, k, ab, lda, bb, ldb,
                                   out + r0 * n + c0, n);
   };
-  if (m * n * k < kHostSplitMacs) return block(0, m, 0, n);
+  if (m * n * k < kDnnlSplitMacs) return block(0, m, 0, n);
   std::atomic<bool> ok{true};
   const bool byRows = m >= n;
   parallelRanges(
