@@ -97,12 +97,17 @@ Tensor duplicate(Graph& graph, const Tensor& t, program::Sequence& prog,
 
 std::vector<unsigned> mapUnitsEvenly(Graph& graph, const Tensor& t, size_t unitElems) {
   const size_t tiles = graph.getTarget().getNumTiles();
-  const size_t units = unitElems == 0 ? 0 : t.numElements() / unitElems;
+  const size_t n = t.numElements();
+  // Whole units, the last taking any remainder (a partial unit on its own
+  // when fewer elements than one unit).
+  const size_t units = unitElems == 0 ? 0 : std::max<size_t>(n / unitElems, n > 0 ? 1 : 0);
   const Tensor flat = t.flatten();
   std::vector<unsigned> tileOf(units);
   for (size_t u = 0; u < units; ++u) {
+    // u < units <= n, and tiles is small: no overflow of u * tiles.
     tileOf[u] = static_cast<unsigned>(u * tiles / units);
-    graph.setTileMapping(flat.slice(u * unitElems, (u + 1) * unitElems), tileOf[u]);
+    const size_t end = u + 1 == units ? n : (u + 1) * unitElems;
+    graph.setTileMapping(flat.slice(u * unitElems, end), tileOf[u]);
   }
   return tileOf;
 }

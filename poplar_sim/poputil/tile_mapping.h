@@ -53,10 +53,11 @@ void forEachTileInterval(const Graph& graph, const Tensor& t,
 Tensor duplicate(Graph& graph, const Tensor& t, program::Sequence& prog,
                  const std::string& debugName = "");
 
-// Maps `t`, flattened, as consecutive units of `unitElems` elements (the
-// element count must be a multiple), unit u on tile u * tiles / units: whole
-// units spread evenly over the tiles. Returns each unit's tile, for the
-// vertices that write the units.
+// Maps `t`, flattened, as consecutive units of `unitElems` elements, unit u
+// on tile u * tiles / units: whole units spread evenly over the tiles (the
+// last unit also takes any remainder). Returns each unit's tile, for the
+// vertices that write the units; maps nothing when unitElems is 0 or t is
+// empty.
 std::vector<unsigned> mapUnitsEvenly(Graph& graph, const Tensor& t, size_t unitElems);
 
 // The minimum elements per tile the libraries use when they map new

@@ -86,6 +86,23 @@ TEST(MapTensorLinearlyTest, MapsEveryElementAndDuplicate) {
   EXPECT_EQ(prog.node()->children.size(), 1u);
 }
 
+// Units of 3 elements over 4 tiles: 5 units on tiles 0, 0, 1, 2, 3 (u * 4
+// / 5), the last taking the remainder; a unit size of 0 or an empty tensor
+// maps nothing.
+TEST(MapUnitsEvenlyTest, WholeUnitsSpreadAndTheRemainderWithTheLast) {
+  Graph graph(*Target::createIPUTarget(1, "ipu2", 4));
+  Tensor t = graph.addVariable(FLOAT, {16}, "t");
+  EXPECT_THAT(mapUnitsEvenly(graph, t, 3), ElementsAre(0u, 0u, 1u, 2u, 3u));
+  const TileToTensorMapping m = graph.getTileMapping(t);
+  EXPECT_THAT(m[0], ElementsAre(Interval{0, 6}));
+  EXPECT_THAT(m[3], ElementsAre(Interval{12, 16}));
+  Tensor small = graph.addVariable(FLOAT, {2}, "small");
+  EXPECT_THAT(mapUnitsEvenly(graph, small, 5), ElementsAre(0u));
+  EXPECT_THAT(graph.getTileMapping(small)[0], ElementsAre(Interval{0, 2}));
+  EXPECT_TRUE(mapUnitsEvenly(graph, t, 0).empty());
+  EXPECT_TRUE(mapUnitsEvenly(graph, graph.addVariable(FLOAT, {0}, "empty"), 4).empty());
+}
+
 }  // namespace
 }  // namespace poputil
 }  // namespace poplar_sim

@@ -59,23 +59,27 @@ absl::Status validate(const Window2D& w, const std::string& where) {
   return absl::OkStatus();
 }
 
+// The arithmetic below is in 128 bits, so that no size_t argument, 2^64 - 1
+// included, can wrap a product or a sum round to a plausible value.
+using Wide = __int128;
+
 WindowSpan windowSpan(size_t o, size_t stride, size_t pad, size_t size, size_t input) {
-  const int64_t start = static_cast<int64_t>(o * stride) - static_cast<int64_t>(pad);
-  const int64_t end = std::min<int64_t>(start + static_cast<int64_t>(size),
-                                        static_cast<int64_t>(input));
-  const int64_t begin = std::max<int64_t>(start, 0);
-  return {static_cast<size_t>(begin), static_cast<size_t>(std::max(begin, end))};
+  const Wide start = Wide(o) * Wide(stride) - Wide(pad);
+  const Wide begin = std::min(std::max<Wide>(start, 0), Wide(input));
+  const Wide end = std::max(std::min(start + Wide(size), Wide(input)), begin);
+  return {static_cast<size_t>(begin), static_cast<size_t>(end)};
 }
 
 CoveringWindows coveringWindows(size_t position, size_t stride, size_t pad, size_t size,
                                 size_t outputs) {
-  if (outputs == 0) return {};
+  if (outputs == 0 || stride == 0 || size == 0) return {};
   // Window o covers [o * stride - pad, o * stride - pad + size).
-  const size_t shifted = position + pad;
-  const size_t last = std::min(shifted / stride, outputs - 1);
-  const size_t first = shifted + 1 > size ? (shifted + 1 - size + stride - 1) / stride : 0;
-  if (first > last || last * stride + size <= shifted) return {};
-  return {first, last - first + 1};
+  const Wide shifted = Wide(position) + Wide(pad);
+  const Wide last = std::min(shifted / Wide(stride), Wide(outputs) - 1);
+  const Wide first =
+      shifted + 1 > Wide(size) ? (shifted + 1 - Wide(size) + Wide(stride) - 1) / Wide(stride) : 0;
+  if (first > last || last * Wide(stride) + Wide(size) <= shifted) return {};
+  return {static_cast<size_t>(first), static_cast<size_t>(last - first + 1)};
 }
 
 }  // namespace poputil

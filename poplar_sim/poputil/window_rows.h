@@ -40,14 +40,16 @@ absl::Status validate(const Window2D& w, const std::string& where);
 
 // The input positions [begin, end) of window `o` of `size` positions moved
 // `stride` at a time, the first starting `pad` positions before the input;
-// empty (begin == end) when the window misses the input.
+// empty (begin == end, both within [0, input]) when the window misses the
+// input. Exact for every argument value (no product or sum wraps round).
 struct WindowSpan {
   size_t begin = 0, end = 0;
 };
 WindowSpan windowSpan(size_t o, size_t stride, size_t pad, size_t size, size_t input);
 
 // The windows [first, first + count) among `outputs` that cover input
-// `position` (count 0: none does). stride and size must be at least 1.
+// `position` (count 0: none does, and none does when stride or size is 0).
+// Exact for every argument value.
 struct CoveringWindows {
   size_t first = 0, count = 0;
 };

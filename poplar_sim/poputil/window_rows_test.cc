@@ -49,6 +49,33 @@ TEST(WindowRowsTest, CoveringWindowsAreThoseWhoseSpansHoldThePosition) {
   }
 }
 
+// Sizes of 0, -1 (2^64 - 1) and 2^63: no division by zero, no product or
+// sum wrapping round to a window that seems to hold the position.
+TEST(WindowRowsTest, ExtremeArgumentsGiveExactAnswers) {
+  const size_t kMax = ~size_t{0}, k2p63 = size_t{1} << 63;
+  EXPECT_EQ(coveringWindows(3, 0, 0, 2, 5).count, 0u) << "stride 0";
+  EXPECT_EQ(coveringWindows(3, 1, 0, 0, 5).count, 0u) << "size 0";
+  // Window 2 of stride 2^63 starts at 2^64: past any input.
+  const WindowSpan far = windowSpan(2, k2p63, 0, 4, 10);
+  EXPECT_EQ(far.begin, 10u);
+  EXPECT_EQ(far.end, 10u);
+  // A padding of 2^64 - 1 puts window 0 wholly before the input.
+  const WindowSpan before = windowSpan(0, 1, kMax, 3, 10);
+  EXPECT_EQ(before.begin, 0u);
+  EXPECT_EQ(before.end, 0u);
+  // A window of 2^64 - 1 positions covers the whole input.
+  const WindowSpan all = windowSpan(0, 1, 0, kMax, 10);
+  EXPECT_EQ(all.begin, 0u);
+  EXPECT_EQ(all.end, 10u);
+  // Position p = 2^64 - 1 with padding 2, stride 1, size 4: windows
+  // o - 2 <= p < o + 2, i.e. o from 2^64 - 2 to 2^64 + 1; among 2^64 - 1
+  // outputs only the last, 2^64 - 2.
+  const CoveringWindows w = coveringWindows(kMax, 1, 2, 4, kMax);
+  EXPECT_EQ(w.first, kMax - 1);
+  EXPECT_EQ(w.count, 1u);
+  EXPECT_EQ(coveringWindows(kMax, kMax, kMax, kMax, 1).count, 0u);
+}
+
 }  // namespace
 }  // namespace poputil
 }  // namespace poplar_sim
