@@ -224,10 +224,8 @@ bool DnnlProduct(ExecutionContext& ctx, const FloatOperand& a, const FloatOperan
   ReadView<float> av(ctx, a.storage), bv(ctx, b.storage);
   const size_t lda = a.transposed ? m : k, ldb = b.transposed ? k : n;
   auto block = [&](size_t r0, size_t rows, size_t c0, size_t cols) {
-    const float* ab = av.data() + (a.transposed ? r0 : r0 * k);
-    const float* bb = bv.data() + (b.transposed ? c0 * k : c0);
-    return dnnl_one_thread::Sgemm(a.transposed, b.transposed, rows, cols, k, ab, lda, bb, ldb,
-                                  out + r0 * n + c0, n);
+    return dnnl_one_thread::SgemmBlock(a.transposed, b.transposed, r0, rows, c0, cols, k,
+                                       av.data(), lda, bv.data(), ldb, out, n);
   };
   if (m * n * k < kDnnlSplitMacs) return block(0, m, 0, n);
   std::atomic<bool> ok{true};

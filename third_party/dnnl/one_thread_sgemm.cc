@@ -18,12 +18,31 @@ bool FasterThanEigen(int64_t m, int64_t n, int64_t k) {
 
 bool Sgemm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k,
            const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
+  if (m < 0 || n < 0 || k < 0) return false;
+  // Stored rows: op(a) is [m,k], stored [m,k] or [k,m]; likewise b.
+  if (lda < (transpose_a ? m : k) || ldb < (transpose_b ? k : n) || ldc < n) return false;
+  if (m == 0 || n == 0) return true;
+  if (c == nullptr || (k > 0 && (a == nullptr || b == nullptr))) return false;
   const int omp_threads = omp_get_max_threads();
   if (omp_threads != 1) omp_set_num_threads(1);
   const dnnl_status_t status = dnnl_sgemm(transpose_a ? 'T' : 'N', transpose_b ? 'T' : 'N', m,
                                           n, k, 1.f, a, lda, b, ldb, 0.f, c, ldc);
   if (omp_threads != 1) omp_set_num_threads(omp_threads);
   return status == dnnl_success;
+}
+
+bool SgemmBlock(bool transpose_a, bool transpose_b, int64_t row, int64_t rows, int64_t col,
+                int64_t cols, int64_t k, const float* a, int64_t lda, const float* b,
+                int64_t ldb, float* c, int64_t ldc) {
+  if (row < 0 || col < 0 || rows < 0 || cols < 0) return false;
+  if (rows == 0 || cols == 0) return true;
+  if (a == nullptr || b == nullptr || c == nullptr) return false;
+  // Row `row` of op(a) starts `row` rows into a, or `row` columns into a
+  // stored transposed; likewise column `col` of op(b).
+  const float* a_block = a + (transpose_a ? row : row * lda);
+  const float* b_block = b + (transpose_b ? col * ldb : col);
+  return Sgemm(transpose_a, transpose_b, rows, cols, k, a_block, lda, b_block, ldb,
+               c + row * ldc + col, ldc);
 }
 
 }  // namespace dnnl_one_thread

@@ -30,10 +30,22 @@ bool FasterThanEigen(int64_t m, int64_t n, int64_t k);
 // thread alone: Debian's oneDNN runs on OpenMP and would split the product
 // over omp_get_max_threads() threads with a blocking (so a summation order)
 // that depends on that count. The thread's OpenMP setting is restored
-// after the call. Returns false if oneDNN refused the call (the caller then
-// computes the product itself).
+// after the call. Returns false, computing nothing, if a size is negative,
+// a stride is shorter than its rows, a pointer of a non-empty operand is
+// null, or oneDNN refused the call (the caller then computes the product
+// itself).
 bool Sgemm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k,
            const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc);
+
+// The block of c with rows [row, row + rows) and columns [col, col + cols),
+// computed as Sgemm computes it (the caller splitting a product over
+// threads, one block each): each of its elements has the bits it has in
+// the whole product, since oneDNN sums every element over k in one order
+// whatever the block. a, b, c and the strides are those of the whole
+// product; false as for Sgemm.
+bool SgemmBlock(bool transpose_a, bool transpose_b, int64_t row, int64_t rows, int64_t col,
+                int64_t cols, int64_t k, const float* a, int64_t lda, const float* b,
+                int64_t ldb, float* c, int64_t ldc);
 
 }  // namespace dnnl_one_thread
 

@@ -52,9 +52,8 @@ void Gemm(const Eigen::ThreadPoolDevice& device, const T* a, int64_t a_rows,
   // (transposes are views, not copies).
   auto block = [&](Index r0, Index rows, Index c0, Index cols) {
     if constexpr (std::is_same_v<T, float>) {
-      if (dnnl && dnnl_one_thread::Sgemm(ta, tb, rows, cols, k, a + (ta ? r0 : r0 * a_cols),
-                                         a_cols, b + (tb ? c0 * b_cols : c0), b_cols,
-                                         out + r0 * n + c0, n)) {
+      if (dnnl && dnnl_one_thread::SgemmBlock(ta, tb, r0, rows, c0, cols, k, a, a_cols, b,
+                                              b_cols, out, n)) {
         return;
       }
     }
