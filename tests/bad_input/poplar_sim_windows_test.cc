@@ -105,5 +105,25 @@ TEST_F(WindowBadInputTest, Col2ImShapeProductsThatWrap) {
   ExpectDeviceWorks();
 }
 
+// An input that is already an error (a failed view) is passed on with its
+// own message, not replaced by a geometry complaint.
+TEST_F(WindowBadInputTest, InvalidTensorsPassTheirErrorOn) {
+  Graph g(device_.getTarget());
+  program::Sequence prog;
+  Tensor bad = g.addVariable(FLOAT, {4}, "v").reshape({3});
+  ASSERT_FALSE(bad.valid());
+  const std::string why(bad.status().message());
+  Tensor dy = g.addVariable(FLOAT, {1, 2, 2, 2}, "dy");
+  Tensor in = g.addVariable(FLOAT, {1, 4, 4, 2}, "in");
+  for (const Tensor& t : {popnn::maxPool(g, bad, Small(), prog),
+                          popnn::maxPoolInputGradient(g, bad, dy, Small(), prog),
+                          popnn::maxPoolInputGradient(g, in, bad, Small(), prog),
+                          poplin::col2im(g, bad, Small(), prog)}) {
+    EXPECT_FALSE(t.valid());
+    EXPECT_THAT(std::string(t.status().message()), HasSubstr(why)) << t.status();
+  }
+  ExpectDeviceWorks();
+}
+
 }  // namespace
 }  // namespace poplar_sim
