@@ -15,67 +15,6 @@ namespace {
 
 uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-// Per-tile send/receive tallies of one exchange phase.
-class ExchangeTally {
- public:
-  // `multicast`: what one tile sends is the same data to every tile it
-  // sends to (a broadcast source), which the exchange delivers to all of
-  // them at once, so the sender is busy for the most it sends to any one.
-  explicit ExchangeTally(const Target& t, bool multicast = false)
-      : target_(t), multicast_(multicast), send_(t.getNumTiles(), 0),
-        recv_(t.getNumTiles(), 0) {}
-
-  void move(unsigned from, unsigned to, uint64_t bytes) {
-    if (from == to || bytes == 0) return;
-    if (multicast_) {
-      uint64_t& to_one = multicastBytes_[{from, to}];
-      to_one += bytes;
-      send_[from] = std::max(send_[from], to_one);
-    } else {
-      send_[from] += bytes;
-    }
-    recv_[to] += bytes;
-    const unsigned a = target_.tileToIPU(from), b = target_.tileToIPU(to);
-    if (a != b) {
-      pairBytes_[{a, b}] += bytes;
-      interIpuBytes_ += bytes;
-    } else {
-      onChipBytes_ += bytes;
-    }
-    ipus_.insert(a);
-    ipus_.insert(b);
-  }
-  uint64_t received(unsigned tile) const { return recv_[tile]; }
-  uint64_t sent(unsigned tile) const { return send_[tile]; }
-  bool any() const { return onChipBytes_ + interIpuBytes_ > 0; }
-  // Adds this phase's exchange and IPU-Link cycles and bytes to `c`.
-  void addTo(StepCost& c) const {
-    uint64_t busiest = 0;
-    for (size_t i = 0; i < send_.size(); ++i) {
-      busiest = std::max({busiest, send_[i], recv_[i]});
-    }
-    c.exchangeCycles += CeilDiv(busiest, target_.getExchangeBytesPerCycle());
-    uint64_t link = 0;
-    for (const auto& [pair, bytes] : pairBytes_) {
-      link = std::max(link, target_.ipuLinkTransferCycles(
-                                bytes, ipuLinkHops(pair.first, pair.second)));
-    }
-    c.interIpuCycles += link;
-    c.exchangeBytes += onChipBytes_;
-    c.interIpuBytes += interIpuBytes_;
-  }
-  const std::set<unsigned>& ipus() const { return ipus_; }
-
- private:
-  const Target& target_;
-  bool multicast_;
-  std::map<std::pair<unsigned, unsigned>, uint64_t> multicastBytes_;
-  std::vector<uint64_t> send_, recv_;
-  std::map<std::pair<unsigned, unsigned>, uint64_t> pairBytes_;
-  uint64_t onChipBytes_ = 0, interIpuBytes_ = 0;
-  std::set<unsigned> ipus_;
-};
-
 std::vector<std::pair<unsigned, int64_t>> Pieces(const GraphState& g,
                                                  const Tensor& t) {
   std::vector<std::pair<unsigned, int64_t>> out;
@@ -122,19 +61,47 @@ std::string describeVertex(const GraphState& g, unsigned v) {
                       "', compute set '", g.computeSets[s.computeSet(v)].name, "')");
 }
 
-absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
-                                                     const Target& target,
-                                                     unsigned cs) {
-  ComputeSetAnalysis a;
-  const ComputeSetRecord& rec = g.computeSets[cs];
-  const unsigned numWorkers = target.getNumWorkerContexts();
-  std::map<unsigned, std::vector<uint64_t>> workerLoads;
-  ExchangeTally in(target), out(target);
-  std::set<unsigned> ipus;
-  // One instance per vertex type, to bind the fields and ask for estimates.
-  std::vector<std::unique_ptr<Vertex>> prototypes(g.vertices.numTypes());
-  std::vector<double> paramSlots;
+ComputeSetAnalyser::ComputeSetAnalyser(const GraphState& g, const Target& target)
+    : g_(g),
+      target_(target),
+      numWorkers_(target.getNumWorkerContexts()),
+      in_(target),
+      out_(target),
+      tileIndex_(target.getNumTiles(), -1),
+      ipuSeen_(target.getNumIPUs(), 0) {}
 
+uint64_t* ComputeSetAnalyser::workerLoads(unsigned tile) {
+  int32_t& i = tileIndex_[tile];
+  if (i < 0) {
+    i = static_cast<int32_t>(tileUses_.size());
+    tileUses_.emplace_back().tile = tile;
+    loads_.resize(loads_.size() + numWorkers_, 0);
+  }
+  return &loads_[size_t(i) * numWorkers_];
+}
+
+void ComputeSetAnalyser::noteIpu(unsigned ipu) {
+  if (ipu < ipuSeen_.size() && !ipuSeen_[ipu]) {
+    ipuSeen_[ipu] = 1;
+    ipus_.push_back(ipu);
+  }
+}
+
+absl::StatusOr<ComputeSetAnalysis> ComputeSetAnalyser::analyse(unsigned cs) {
+  // Clear what the previous compute set left (also after an error).
+  for (const ComputeSetTileUse& u : tileUses_) tileIndex_[u.tile] = -1;
+  tileUses_.clear();
+  loads_.clear();
+  for (const unsigned ipu : ipus_) ipuSeen_[ipu] = 0;
+  ipus_.clear();
+  in_.reset();
+  out_.reset();
+  if (prototypes_.size() < g_.vertices.numTypes()) prototypes_.resize(g_.vertices.numTypes());
+
+  ComputeSetAnalysis a;
+  const GraphState& g = g_;
+  const Target& target = target_;
+  const ComputeSetRecord& rec = g.computeSets[cs];
   for (unsigned v : rec.vertices) {
     const VertexStore& vs = g.vertices;
     const uint32_t typeId = vs.typeId(v);
@@ -145,7 +112,9 @@ absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
           describeVertex(g, v), ": unknown vertex type; register it with "
           "POPLAR_SIM_REGISTER_VERTEX"));
     }
-    std::unique_ptr<Vertex>& proto = prototypes[typeId];
+    // One instance per vertex type, to bind the fields and ask for
+    // estimates; every field is bound again for each vertex.
+    std::unique_ptr<Vertex>& proto = prototypes_[typeId];
     if (!proto) proto = (*VertexRegistry::global().find(type.name))();
     if (tile == TileMapping::kUnmapped) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -154,9 +123,10 @@ absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
     }
     POPLAR_SIM_RETURN_IF_ERROR(
         vs.checkFieldNames(v, [&] { return describeVertex(g, v); }));
-    paramSlots.assign(proto->fields().size(), 0);
+    paramSlots_.assign(proto->fields().size(), 0);
     uint64_t stateBytes = target.arch().vertexStateBytes;
     size_t slot = 0;
+    const unsigned tileIpu = target.tileToIPU(tile);
     for (size_t fi = 0; fi < proto->fields().size(); ++fi) {
       FieldBase* f = proto->fields()[fi];
       stateBytes += target.arch().fieldDescriptorBytes;
@@ -167,8 +137,8 @@ absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
               "Param field '", f->name(), "' of ", describeVertex(g, v),
               " is not set; call Graph::setInitialValue"));
         }
-        storeFromDouble(f->type(), &paramSlots[slot], 0, *value);
-        f->bind(&paramSlots[slot], 1);
+        storeFromDouble(f->type(), &paramSlots_[slot], 0, *value);
+        f->bind(&paramSlots_[slot], 1);
         ++slot;
         continue;
       }
@@ -199,23 +169,22 @@ absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
             "(a broadcast); outputs must not alias"));
       }
       f->bind(nullptr, numElements);
+      const bool reads = f->direction() != FieldDirection::OUTPUT;
+      const bool writes = f->direction() != FieldDirection::INPUT;
       t.forEachRun([&](const ElementRun& r) {
-        for (auto* vars : {f->direction() != FieldDirection::OUTPUT ? &a.readVariables : nullptr,
-                           f->direction() != FieldDirection::INPUT ? &a.writtenVariables
-                                                                   : nullptr}) {
-          if (vars && (vars->empty() || vars->back() != r.var)) vars->push_back(r.var);
+        if (reads && (a.readVariables.empty() || a.readVariables.back() != r.var)) {
+          a.readVariables.push_back(r.var);
+        }
+        if (writes && (a.writtenVariables.empty() || a.writtenVariables.back() != r.var)) {
+          a.writtenVariables.push_back(r.var);
         }
       });
       const uint64_t es = typeSize(t.elementType());
-      ipus.insert(target.tileToIPU(tile));
+      noteIpu(tileIpu);
       auto tally = [&](unsigned from, int64_t n) {
-        ipus.insert(target.tileToIPU(from));
-        if (f->direction() != FieldDirection::OUTPUT) {
-          in.move(from, tile, n * es);
-        }
-        if (f->direction() != FieldDirection::INPUT) {
-          out.move(tile, from, n * es);
-        }
+        if (from != tile) noteIpu(target.tileToIPU(from));
+        if (reads) in_.move(from, tile, n * es);
+        if (writes) out_.move(tile, from, n * es);
       };
       if (f->direction() == FieldDirection::INPUT && t.containsAliases()) {
         // A broadcast input: the tile receives each element once and the
@@ -240,50 +209,66 @@ absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
       cycles = *est;
     }
     a.flops += proto->getFlopEstimate();
-    std::vector<uint64_t>& loads = workerLoads[tile];
-    if (loads.empty()) loads.assign(numWorkers, 0);
+    uint64_t* loads = workerLoads(tile);
     if (proto->isMultiVertex()) {
       // Occupies every worker, after each finished what it had.
-      const uint64_t start = *std::max_element(loads.begin(), loads.end());
-      std::fill(loads.begin(), loads.end(), start + cycles);
+      const uint64_t start = *std::max_element(loads, loads + numWorkers_);
+      std::fill(loads, loads + numWorkers_, start + cycles);
     } else {
-      *std::min_element(loads.begin(), loads.end()) += cycles;
+      *std::min_element(loads, loads + numWorkers_) += cycles;
     }
-    a.vertexStateBytes[tile] += stateBytes;
-    std::vector<uint32_t>& types = a.vertexTypes[tile];
-    if (std::find(types.begin(), types.end(), typeId) == types.end()) {
-      types.push_back(typeId);
+    ComputeSetTileUse& use = tileUses_[size_t(tileIndex_[tile])];
+    use.vertexStateBytes += stateBytes;
+    if (std::find(use.vertexTypes.begin(), use.vertexTypes.end(), typeId) ==
+        use.vertexTypes.end()) {
+      use.vertexTypes.push_back(typeId);
     }
   }
 
+  // In tile order: the slowest tile is the first of the slowest.
+  std::vector<uint32_t> order(tileUses_.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    return tileUses_[x].tile < tileUses_[y].tile;
+  });
   uint64_t sumTile = 0;
-  for (const auto& [tile, loads] : workerLoads) {
-    const uint64_t t =
-        numWorkers * *std::max_element(loads.begin(), loads.end());
+  a.tiles.reserve(order.size());
+  for (const uint32_t i : order) {
+    const uint64_t* loads = &loads_[size_t(i) * numWorkers_];
+    const uint64_t t = numWorkers_ * *std::max_element(loads, loads + numWorkers_);
+    const unsigned tile = tileUses_[i].tile;
     sumTile += t;
     if (a.numTiles == 0 || t > a.maxTileCycles) {
       a.maxTileCycles = t;
       a.slowestTile = tile;
     }
     ++a.numTiles;
-    a.exchangeBufferBytes[tile] = in.received(tile) + out.sent(tile);
+    a.tiles.push_back(tileUses_[i]);
+    a.tiles.back().exchangeBufferBytes = in_.received(tile) + out_.sent(tile);
   }
   if (a.numTiles > 0) a.meanTileCycles = sumTile / a.numTiles;
-  if (ipus.empty()) ipus.insert(0);
-  const unsigned n = static_cast<unsigned>(ipus.size());
+  if (ipus_.empty()) noteIpu(0);
+  const unsigned n = static_cast<unsigned>(ipus_.size());
   a.cost.computeCycles = a.maxTileCycles;
   a.cost.syncCycles = target.syncCycles(n);
-  in.addTo(a.cost);
-  if (out.any()) {
+  in_.addTo(a.cost);
+  if (out_.any()) {
     a.cost.syncCycles += target.syncCycles(n);
-    out.addTo(a.cost);
+    out_.addTo(a.cost);
   }
-  a.ipus.assign(ipus.begin(), ipus.end());
+  a.ipus = ipus_;
+  std::sort(a.ipus.begin(), a.ipus.end());
   for (auto* vars : {&a.readVariables, &a.writtenVariables}) {
     std::sort(vars->begin(), vars->end());
     vars->erase(std::unique(vars->begin(), vars->end()), vars->end());
   }
   return a;
+}
+
+absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
+                                                     const Target& target,
+                                                     unsigned cs) {
+  return ComputeSetAnalyser(g, target).analyse(cs);
 }
 
 StepCost copyCost(const GraphState& g, const Target& target, const Tensor& src,
@@ -293,7 +278,8 @@ StepCost copyCost(const GraphState& g, const Target& target, const Tensor& src,
   auto sp = Pieces(g, src), dp = Pieces(g, dst);
   // A source that repeats elements (a broadcast zero filling a variable)
   // is multicast: its tile sends each element once to all readers.
-  ExchangeTally x(target, src.containsAliases());
+  ExchangeTally x(target);
+  x.reset(src.containsAliases());
   std::map<unsigned, uint64_t> local;
   std::set<unsigned> ipus;
   size_t i = 0, j = 0;

@@ -18,8 +18,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "poplar_sim/exchange_tally.h"
 #include "poplar_sim/graph_state.h"
 #include "poplar_sim/profile.h"
 #include "poplar_sim/target.h"
@@ -64,6 +66,17 @@ std::vector<ElementRun> distinctRuns(const Tensor& t);
 // The same for a tensor's runs.
 std::vector<ElementRun> distinctRuns(std::vector<ElementRun> runs);
 
+// What a compute set needs of one tile that runs some of its vertices.
+struct ComputeSetTileUse {
+  unsigned tile = 0;
+  // Exchange buffers: non-local inputs received plus outputs waiting to
+  // be sent.
+  uint64_t exchangeBufferBytes = 0;
+  uint64_t vertexStateBytes = 0;
+  // The vertex types it runs (ids of the graph's VertexStore, each once).
+  absl::InlinedVector<uint32_t, 2> vertexTypes;
+};
+
 // The result of analysing (validating and costing) one compute set.
 struct ComputeSetAnalysis {
   StepCost cost;
@@ -76,16 +89,42 @@ struct ComputeSetAnalysis {
   // The variables its vertices read and write (ids, sorted, each once).
   std::vector<uint32_t> readVariables;
   std::vector<uint32_t> writtenVariables;
-  // Per tile with vertices: bytes of exchange buffers (non-local inputs
-  // received plus outputs waiting to be sent), vertex state, and the vertex
-  // types used (ids of the graph's VertexStore, each once).
-  std::map<unsigned, uint64_t> exchangeBufferBytes;
-  std::map<unsigned, uint64_t> vertexStateBytes;
-  std::map<unsigned, std::vector<uint32_t>> vertexTypes;
+  // The tiles with vertices, in tile order.
+  std::vector<ComputeSetTileUse> tiles;
 };
 
-// Validates every vertex of compute set `cs` (mapped, fields connected with
+// Validates every vertex of a compute set (mapped, fields connected with
 // the right types and sizes, params set, a cycle estimate) and costs it.
+// One analyser serves every compute set of a graph, reusing its per-tile
+// counters (sized for the whole target, cleared only where a compute set
+// touched them) and one instance of each vertex type; it is not
+// thread-safe: give each thread its own.
+class ComputeSetAnalyser {
+ public:
+  ComputeSetAnalyser(const GraphState& g, const Target& target);
+  absl::StatusOr<ComputeSetAnalysis> analyse(unsigned cs);
+
+ private:
+  // The worker loads of `tile`, numWorkers of them, zero the first time
+  // the current compute set asks.
+  uint64_t* workerLoads(unsigned tile);
+  void noteIpu(unsigned ipu);
+
+  const GraphState& g_;
+  const Target& target_;
+  const unsigned numWorkers_;
+  ExchangeTally in_, out_;
+  std::vector<std::unique_ptr<Vertex>> prototypes_;  // by vertex type id
+  std::vector<double> paramSlots_;
+  // Per tile: index into tileUses_ and loads_ (numWorkers_ each), or -1.
+  std::vector<int32_t> tileIndex_;
+  std::vector<ComputeSetTileUse> tileUses_;
+  std::vector<uint64_t> loads_;
+  std::vector<uint8_t> ipuSeen_;
+  std::vector<unsigned> ipus_;
+};
+
+// The same with an analyser of its own (tests, one-off analyses).
 absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
                                                      const Target& target,
                                                      unsigned cs);

@@ -25,11 +25,11 @@ std::string Describe(const Tensor& t) {
 // out-of-memory error lists them: its exchange buffers (when any), then its
 // vertex state.
 void noteLargestUsers(const ComputeSetAnalysis& a, unsigned cs, TileTopUsers* top) {
-  for (const auto& [tile, bytes] : a.exchangeBufferBytes) {
-    if (bytes > 0) top->offer(tile, bytes, 2 * uint64_t{cs});
+  for (const ComputeSetTileUse& u : a.tiles) {
+    if (u.exchangeBufferBytes > 0) top->offer(u.tile, u.exchangeBufferBytes, 2 * uint64_t{cs});
   }
-  for (const auto& [tile, bytes] : a.vertexStateBytes) {
-    top->offer(tile, bytes, 2 * uint64_t{cs} + 1);
+  for (const ComputeSetTileUse& u : a.tiles) {
+    top->offer(u.tile, u.vertexStateBytes, 2 * uint64_t{cs} + 1);
   }
 }
 
@@ -317,9 +317,9 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
   computeSetIPUs_.resize(numCs);
   computeSetReads_.resize(numCs);
   computeSetWrites_.resize(numCs);
+  ComputeSetAnalyser analyser(*graph, target);
   for (unsigned cs = 0; cs < numCs; ++cs) {
-    POPLAR_SIM_ASSIGN_OR_RETURN(ComputeSetAnalysis a,
-                                analyseComputeSet(*graph, target, cs));
+    POPLAR_SIM_ASSIGN_OR_RETURN(ComputeSetAnalysis a, analyser.analyse(cs));
     ComputeSetProfile& p = profile.computeSets[cs];
     p.name = graph->computeSets[cs].name;
     p.numVertices = static_cast<unsigned>(graph->computeSets[cs].vertices.size());
@@ -332,21 +332,17 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
     computeSetIPUs_[cs] = a.ipus;
     computeSetReads_[cs] = std::move(a.readVariables);
     computeSetWrites_[cs] = std::move(a.writtenVariables);
-    for (const auto& [tile, bytes] : a.vertexStateBytes) {
-      needs.vertexState[tile] += bytes;
-      p.vertexStateBytes += bytes;
-    }
-    for (const auto& [tile, bytes] : a.exchangeBufferBytes) {
-      needs.exchange[tile] = std::max(needs.exchange[tile], bytes);
-      p.exchangeBufferBytes += bytes;
-    }
-    noteLargestUsers(a, cs, &needs.topUsers);
-    for (const auto& [tile, types] : a.vertexTypes) {
-      std::vector<uint32_t>& ids = needs.types[tile];
-      for (const uint32_t id : types) {
+    for (const ComputeSetTileUse& u : a.tiles) {
+      needs.vertexState[u.tile] += u.vertexStateBytes;
+      p.vertexStateBytes += u.vertexStateBytes;
+      needs.exchange[u.tile] = std::max(needs.exchange[u.tile], u.exchangeBufferBytes);
+      p.exchangeBufferBytes += u.exchangeBufferBytes;
+      std::vector<uint32_t>& ids = needs.types[u.tile];
+      for (const uint32_t id : u.vertexTypes) {
         if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
       }
     }
+    noteLargestUsers(a, cs, &needs.topUsers);
   }
 
   for (size_t i = 0; i < programs.size(); ++i) {
