@@ -1,5 +1,6 @@
 #include "poplar_sim/graph.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -93,17 +94,17 @@ bool Graph::checkTensor(const Tensor& t, const char* what) const {
   return true;
 }
 
-bool Graph::checkTile(unsigned tile, const std::string& what) const {
+bool Graph::checkTile(unsigned tile, What what) const {
   if (tile >= target_.getNumTiles()) {
     recordError(absl::InvalidArgumentError(absl::StrCat(
-        what, ": tile ", tile, " is out of range; this graph has ",
+        what(), ": tile ", tile, " is out of range; this graph has ",
         target_.getNumTiles(), " tiles (0-", target_.getNumTiles() - 1, ")")));
     return false;
   }
   return true;
 }
 
-bool Graph::checkMappingWork(const Tensor& t, const std::string& what,
+bool Graph::checkMappingWork(const Tensor& t, const char* what,
                              bool cheapReversals) const {
   if (ElementsVisitedOneByOne(t, cheapReversals) > kMaxViewRuns) {
     recordError(absl::ResourceExhaustedError(absl::StrCat(
@@ -116,10 +117,10 @@ bool Graph::checkMappingWork(const Tensor& t, const std::string& what,
   return true;
 }
 
-bool Graph::checkComputeSet(const ComputeSet& cs, const std::string& what) const {
+bool Graph::checkComputeSet(const ComputeSet& cs, What what) const {
   if (cs.graphId != state_->id || cs.id >= state_->computeSets.size()) {
     recordError(absl::InvalidArgumentError(absl::StrCat(
-        what, ": ", describeComputeSet(cs),
+        what(), ": ", describeComputeSet(cs),
         cs.graphId == 0 ? "" : " belongs to another graph",
         "; use a compute set made by this graph's addComputeSet")));
     return false;
@@ -127,10 +128,10 @@ bool Graph::checkComputeSet(const ComputeSet& cs, const std::string& what) const
   return true;
 }
 
-bool Graph::checkVertex(const VertexRef& v, const std::string& what) const {
+bool Graph::checkVertex(const VertexRef& v, What what) const {
   if (v.graphId != state_->id || v.id >= state_->vertices.size()) {
     recordError(absl::InvalidArgumentError(absl::StrCat(
-        what, ": vertex ", v.id,
+        what(), ": vertex ", v.id,
         v.graphId == 0 ? " is an empty handle (was addVertex refused?)"
                        : " belongs to another graph",
         "; use a vertex made by this graph's addVertex")));
@@ -269,8 +270,10 @@ Tensor Graph::clone(Type type, const Tensor& t, const std::string& debugName) {
 
 void Graph::setTileMapping(const Tensor& t, unsigned tile) {
   if (!checkTensor(t, "setTileMapping") ||
-      !checkTile(tile, absl::StrCat("setTileMapping of tensor '", t.getDebugName(), "' ",
-                                    t.shapeToString())) ||
+      !checkTile(tile, [&] {
+        return absl::StrCat("setTileMapping of tensor '", t.getDebugName(), "' ",
+                            t.shapeToString());
+      }) ||
       !checkMappingWork(t, "setTileMapping", true)) {
     return;
   }
@@ -316,21 +319,13 @@ bool Graph::containsConstant(const Tensor& t) const {
   return false;
 }
 
-TileToTensorMapping Graph::getTileMapping(const Tensor& t) const {
-  TileToTensorMapping out(target_.getNumTiles());
-  if (!checkTensor(t, "getTileMapping") || !checkMappingWork(t, "getTileMapping", false)) {
-    return out;
-  }
-  auto add = [&](unsigned gtile, int64_t b, int64_t e) {
+void Graph::forEachMappedPiece(
+    const Tensor& t, absl::FunctionRef<void(unsigned, int64_t, int64_t)> add) const {
+  const unsigned numTiles = target_.getNumTiles();
+  auto piece = [&](unsigned gtile, int64_t b, int64_t e) {
     if (gtile == TileMapping::kUnmapped || gtile < tileOffset_) return;
     const unsigned tile = gtile - tileOffset_;
-    if (tile >= out.size()) return;
-    std::vector<Interval>& v = out[tile];
-    if (!v.empty() && v.back().end == b) {
-      v.back().end = e;
-    } else {
-      v.push_back(Interval{b, e});
-    }
+    if (tile < numTiles) add(tile, b, e);
   };
   int64_t pos = 0;
   for (const ElementRun& r : t.runs()) {
@@ -338,15 +333,48 @@ TileToTensorMapping Graph::getTileMapping(const Tensor& t) const {
     if (r.stride == 1 && r.count > 1) {
       m.forEachPiece(r.start, r.start + r.count,
                      [&](int64_t b, int64_t e, unsigned tile) {
-                       add(tile, pos + b - r.start, pos + e - r.start);
+                       piece(tile, pos + b - r.start, pos + e - r.start);
                      });
     } else {
-      for (int64_t k = 0; k < r.count; ++k) {
-        add(m.tileOf(r.at(k)), pos + k, pos + k + 1);
-      }
+      for (int64_t k = 0; k < r.count; ++k) piece(m.tileOf(r.at(k)), pos + k, pos + k + 1);
     }
     pos += r.count;
   }
+}
+
+TileToTensorMapping Graph::getTileMapping(const Tensor& t) const {
+  TileToTensorMapping out(target_.getNumTiles());
+  if (!checkTensor(t, "getTileMapping") || !checkMappingWork(t, "getTileMapping", false)) {
+    return out;
+  }
+  forEachMappedPiece(t, [&](unsigned tile, int64_t b, int64_t e) {
+    std::vector<Interval>& v = out[tile];
+    if (!v.empty() && v.back().end == b) {
+      v.back().end = e;
+    } else {
+      v.push_back(Interval{b, e});
+    }
+  });
+  return out;
+}
+
+std::vector<std::pair<unsigned, Interval>> Graph::getTileIntervals(const Tensor& t) const {
+  std::vector<std::pair<unsigned, Interval>> out;
+  if (!checkTensor(t, "getTileIntervals") ||
+      !checkMappingWork(t, "getTileIntervals", false)) {
+    return out;
+  }
+  // Pieces come in element order, so a piece continues its tile's last
+  // interval exactly when it continues the last piece of all.
+  forEachMappedPiece(t, [&](unsigned tile, int64_t b, int64_t e) {
+    if (!out.empty() && out.back().first == tile && out.back().second.end == b) {
+      out.back().second.end = e;
+    } else {
+      out.emplace_back(tile, Interval{b, e});
+    }
+  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
   return out;
 }
 
@@ -364,13 +392,13 @@ VertexRef Graph::addVertex(
     ComputeSet cs, const std::string& vertexType,
     std::initializer_list<std::pair<std::string, Tensor>> connections) {
   return addVertex(cs, vertexType,
-                   std::vector<std::pair<std::string, Tensor>>(connections));
+                   absl::MakeConstSpan(connections.begin(), connections.size()));
 }
 
 VertexRef Graph::addVertex(
     ComputeSet cs, const std::string& vertexType,
-    const std::vector<std::pair<std::string, Tensor>>& connections) {
-  if (!checkComputeSet(cs, absl::StrCat("addVertex '", vertexType, "'"))) {
+    absl::Span<const std::pair<std::string, Tensor>> connections) {
+  if (!checkComputeSet(cs, [&] { return absl::StrCat("addVertex '", vertexType, "'"); })) {
     return VertexRef{0, 0};
   }
   const unsigned id = state_->vertices.addVertex(vertexType, cs.id);
@@ -387,15 +415,18 @@ VertexRef Graph::addVertex(
 }
 
 void Graph::connect(const FieldRef& f, const Tensor& t) {
-  if (!checkVertex(f.vertex, absl::StrCat("connect field '", f.field, "'"))) return;
+  if (!checkVertex(f.vertex, [&] { return absl::StrCat("connect field '", f.field, "'"); })) {
+    return;
+  }
   if (!checkTensor(t, "connect")) return;
   state_->vertices.connect(f.vertex.id, f.field, t);
 }
 
 void Graph::setTileMapping(VertexRef v, unsigned tile) {
   if (!checkVertex(v, "setTileMapping(vertex)")) return;
-  if (!checkTile(tile, absl::StrCat("setTileMapping of ",
-                                    DescribeVertex(*state_, v.id)))) {
+  if (!checkTile(tile, [&] {
+        return absl::StrCat("setTileMapping of ", DescribeVertex(*state_, v.id));
+      })) {
     return;
   }
   state_->vertices.setTile(v.id, tile + tileOffset_);
@@ -407,7 +438,8 @@ void Graph::setPerfEstimate(VertexRef v, uint64_t cycles) {
 }
 
 void Graph::setInitialValue(const FieldRef& f, double value) {
-  if (!checkVertex(f.vertex, absl::StrCat("setInitialValue of field '", f.field, "'"))) {
+  if (!checkVertex(f.vertex,
+                   [&] { return absl::StrCat("setInitialValue of field '", f.field, "'"); })) {
     return;
   }
   if (!std::isfinite(value)) {

@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "poplar_sim/device.h"
@@ -162,6 +163,11 @@ class Graph {
   void setTileMapping(const Tensor& t, const TileToTensorMapping& mapping);
   // Unmapped elements appear in no tile's list.
   TileToTensorMapping getTileMapping(const Tensor& t) const;
+  // The same mapping as (tile, interval) pairs, only for the tiles that
+  // hold elements: in tile order, each tile's intervals in element order.
+  // (getTileMapping's list for every tile of the graph costs more than a
+  // small tensor's mapping when a large graph is built.)
+  std::vector<std::pair<unsigned, Interval>> getTileIntervals(const Tensor& t) const;
   // True if some element of `t` is an element of a constant (addConstant).
   bool containsConstant(const Tensor& t) const;
 
@@ -172,7 +178,7 @@ class Graph {
       std::initializer_list<std::pair<std::string, Tensor>> connections = {});
   VertexRef addVertex(
       ComputeSet cs, const std::string& vertexType,
-      const std::vector<std::pair<std::string, Tensor>>& connections);
+      absl::Span<const std::pair<std::string, Tensor>> connections);
   void connect(const FieldRef& field, const Tensor& t);
   void setTileMapping(VertexRef v, unsigned tile);
   // Overrides the vertex type's cycle estimate for this vertex.
@@ -220,17 +226,30 @@ class Graph {
   Tensor addConstantRaw(Type type, std::vector<size_t> shape, Type srcType,
                         const void* values, size_t numValues,
                         const std::string& debugName);
+  // The checks below name the call in their error as `what` says; it is
+  // built only for an error (a graph of 100,000 nodes makes millions of
+  // these calls, nearly all of them right).
+  using What = absl::FunctionRef<std::string()>;
   bool checkTensor(const Tensor& t, const char* what) const;
-  bool checkTile(unsigned tile, const std::string& what) const;
+  bool checkTile(unsigned tile, What what) const;
+  // Calls add(tile, begin, end) for the consecutive pieces of `t`'s
+  // flattened elements that are mapped to a tile of this graph, in order.
+  void forEachMappedPiece(const Tensor& t,
+                          absl::FunctionRef<void(unsigned, int64_t, int64_t)> add) const;
   // Records ResourceExhausted naming `t` if mapping code would visit more
   // than kMaxViewRuns of its elements one by one (a strided view of a huge
   // variable): bounded work for any call.
-  bool checkMappingWork(const Tensor& t, const std::string& what,
-                        bool cheapReversals) const;
+  bool checkMappingWork(const Tensor& t, const char* what, bool cheapReversals) const;
   // Records an error naming `cs` unless it is a compute set of this graph.
-  bool checkComputeSet(const ComputeSet& cs, const std::string& what) const;
+  bool checkComputeSet(const ComputeSet& cs, What what) const;
+  bool checkComputeSet(const ComputeSet& cs, const char* what) const {
+    return checkComputeSet(cs, [what] { return std::string(what); });
+  }
   // Records an error naming `v` unless it is a vertex of this graph.
-  bool checkVertex(const VertexRef& v, const std::string& what) const;
+  bool checkVertex(const VertexRef& v, What what) const;
+  bool checkVertex(const VertexRef& v, const char* what) const {
+    return checkVertex(v, [what] { return std::string(what); });
+  }
   DataStream addStream(const std::string& handle, Type type, size_t n,
                        StreamDirection dir);
 

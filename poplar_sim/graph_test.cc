@@ -30,6 +30,45 @@ TEST(GraphTest, TileMappingOfViews) {
   EXPECT_THAT(graph.getTileMapping(m)[0], ElementsAre(Interval{1, 4}));
 }
 
+// getTileIntervals lists what getTileMapping lists, tile by tile, leaving
+// out the tiles without elements.
+std::vector<std::pair<unsigned, Interval>> Flattened(const TileToTensorMapping& m) {
+  std::vector<std::pair<unsigned, Interval>> out;
+  for (unsigned tile = 0; tile < m.size(); ++tile) {
+    for (const Interval& iv : m[tile]) out.emplace_back(tile, iv);
+  }
+  return out;
+}
+
+TEST(GraphTest, TileIntervalsAreTheMappingWithoutEmptyTiles) {
+  Graph graph(SmallTarget(4));
+  Tensor m = graph.addVariable(FLOAT, {4, 4}, "m");
+  for (unsigned r = 0; r < 4; ++r) graph.setTileMapping(m[r], 3 - r);
+  graph.setTileMapping(m.slice(0, 1, 1), 1);  // column 0 to tile 1
+  Tensor partly = graph.addVariable(FLOAT, {6}, "partly");
+  graph.setTileMapping(partly.slice(0, 2), 2);
+  graph.setTileMapping(partly.slice(4, 6), 2);  // 2..3 unmapped between
+  const std::vector<Tensor> views = {m, m.transpose(), m.slice(1, 3, 1), m.reverse(0),
+                                     m[2].broadcast(3, 0), partly};
+  for (const Tensor& t : views) {
+    EXPECT_EQ(graph.getTileIntervals(t), Flattened(graph.getTileMapping(t)))
+        << t.shapeToString();
+  }
+  // Rows 0..3 on tiles 3..0, column 0 on tile 1: tile 0 holds m[3][1..4),
+  // tile 1 row 2 and the column, merged where they touch.
+  EXPECT_THAT(graph.getTileIntervals(m),
+              ElementsAre(std::pair<unsigned, Interval>{0, {13, 16}},
+                          std::pair<unsigned, Interval>{1, {0, 1}},
+                          std::pair<unsigned, Interval>{1, {4, 5}},
+                          std::pair<unsigned, Interval>{1, {8, 13}},
+                          std::pair<unsigned, Interval>{2, {5, 8}},
+                          std::pair<unsigned, Interval>{3, {1, 4}}));
+  // Unmapped elements are in no interval.
+  EXPECT_THAT(graph.getTileIntervals(partly),
+              ElementsAre(std::pair<unsigned, Interval>{2, {0, 2}},
+                          std::pair<unsigned, Interval>{2, {4, 6}}));
+}
+
 TEST(GraphTest, ContainsConstantLooksThroughViewsAndConcatenations) {
   Graph graph(SmallTarget(4));
   Tensor v = graph.addVariable(FLOAT, {3}, "v");

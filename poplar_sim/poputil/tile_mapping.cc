@@ -82,10 +82,7 @@ void mapTensorLinearly(Graph& graph, const Tensor& t,
 
 void forEachTileInterval(const Graph& graph, const Tensor& t,
                          const std::function<void(unsigned, Interval)>& f) {
-  TileToTensorMapping m = graph.getTileMapping(t);
-  for (unsigned tile = 0; tile < m.size(); ++tile) {
-    for (const Interval& iv : m[tile]) f(tile, iv);
-  }
+  for (const auto& [tile, iv] : graph.getTileIntervals(t)) f(tile, iv);
 }
 
 Tensor duplicate(Graph& graph, const Tensor& t, program::Sequence& prog,
