@@ -107,6 +107,8 @@ bool CrossStrideOverlap(std::vector<Progression> runs) {
 }  // namespace
 
 bool AnyElementRepeats(absl::Span<const ElementRun> runs) {
+  // One run (most views a library connects) repeats only as a broadcast.
+  if (runs.size() == 1) return runs[0].count > 1 && runs[0].stride == 0;
   // Per variable, then per stride.
   std::map<uint32_t, std::map<int64_t, std::vector<Progression>>> byVar;
   for (const ElementRun& r : runs) {

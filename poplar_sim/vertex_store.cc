@@ -46,29 +46,46 @@ std::vector<ElementRun> ConnectionView::runs() const {
   return out;
 }
 
-size_t VertexStore::RunRangeHash::operator()(RunRange r) const {
+size_t VertexStore::hashRange(RunRange r) const {
   const uint32_t first = static_cast<uint32_t>(r >> 32), n = static_cast<uint32_t>(r);
   size_t h = absl::HashOf(n);
   for (uint32_t i = first; i < first + n; ++i) {
-    const RunPattern& p = store->runs_[i];
+    const RunPattern& p = runs_[i];
     h = absl::HashOf(h, p.start, p.count, p.stride, p.delta, p.var, p.repeat);
   }
   return h;
 }
 
-bool VertexStore::RunRangeEq::operator()(RunRange a, RunRange b) const {
+bool VertexStore::equalRanges(RunRange a, RunRange b) const {
   const uint32_t n = static_cast<uint32_t>(a);
   if (n != static_cast<uint32_t>(b)) return false;
   const uint32_t fa = static_cast<uint32_t>(a >> 32), fb = static_cast<uint32_t>(b >> 32);
   for (uint32_t i = 0; i < n; ++i) {
-    const RunPattern& p = store->runs_[fa + i];
-    const RunPattern& q = store->runs_[fb + i];
+    const RunPattern& p = runs_[fa + i];
+    const RunPattern& q = runs_[fb + i];
     if (p.start != q.start || p.count != q.count || p.stride != q.stride ||
         p.delta != q.delta || p.var != q.var || p.repeat != q.repeat) {
       return false;
     }
   }
   return true;
+}
+
+VertexStore::RunRange VertexStore::findOrRemember(RunRange range) {
+  constexpr size_t kMinSlots = 1024, kMaxSlots = 65536;
+  if (recentRanges_.empty()) recentRanges_.resize(kMinSlots);
+  if (recentRanges_.size() < kMaxSlots && rangesStored_ > 2 * recentRanges_.size()) {
+    recentRanges_.assign(4 * recentRanges_.size(), RecentRange{});
+    rangesStored_ = 0;
+  }
+  const size_t h = hashRange(range);
+  RecentRange& slot = recentRanges_[h & (recentRanges_.size() - 1)];
+  if (slot.range != kNoRange && slot.hash == h && equalRanges(slot.range, range)) {
+    return slot.range;
+  }
+  slot = RecentRange{h, range};
+  ++rangesStored_;
+  return kNoRange;
 }
 
 uint32_t VertexStore::internType(const std::string& name) {
@@ -153,10 +170,9 @@ void VertexStore::connect(uint32_t v, const std::string& field, const Tensor& t)
   s.u.runs.numRuns = n;
   // Share an equal range appended before, if any.
   const RunRange range = (RunRange{s.u.runs.firstRun} << 32) | n;
-  auto [it, inserted] = runRanges_.insert(range);
-  if (!inserted) {
+  if (const RunRange earlier = findOrRemember(range); earlier != kNoRange) {
     runs_.truncate(s.u.runs.firstRun);
-    s.u.runs.firstRun = static_cast<uint32_t>(*it >> 32);
+    s.u.runs.firstRun = static_cast<uint32_t>(earlier >> 32);
   }
   slots_[vertices_[v].firstSlot + i] = s;
 }
@@ -217,7 +233,7 @@ size_t VertexStore::hostBytes() const {
   for (const std::string& n : names_) names += sizeof(n) + n.capacity();
   return vertices_.size() * sizeof(VertexEntry) + slots_.size() * sizeof(FieldSlot) +
          runs_.size() * sizeof(RunPattern) + dims_.size() * sizeof(size_t) + names +
-         runRanges_.capacity() * (sizeof(RunRange) + 1) + badNames_.size() * sizeof(BadName) +
+         recentRanges_.capacity() * sizeof(RecentRange) + badNames_.size() * sizeof(BadName) +
          perfEstimates_.size() * (sizeof(uint32_t) + sizeof(uint64_t));
 }
 

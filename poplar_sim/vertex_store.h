@@ -16,8 +16,11 @@
 //    with each arithmetic sequence of equal runs stored as one RunPattern
 //    (the rows of a block of a matrix are one pattern, however many rows);
 //    connections with the same runs share them (the vertices of a matmul
-//    that read the same block of an operand), found by a hash set of the
-//    arena's ranges; then its shape (another arena), element type and
+//    that read the same block of an operand), found among the ranges
+//    stored recently (a direct-mapped table by hash, see RecentRanges:
+//    the vertices that share an operand block are made close together,
+//    and a hash set of every range of a large graph cost a cache miss per
+//    connection); then its shape (another arena), element type and
 //    interned debug name;
 //  - a Param's value sits in its slot; per-vertex cycle estimates, rare,
 //    in a side table.
@@ -39,7 +42,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "poplar_sim/chunked_vector.h"
@@ -107,7 +109,6 @@ class ConnectionView {
 class VertexStore {
  public:
   VertexStore() = default;
-  // The run-range set's hash and equality point at this store.
   VertexStore(const VertexStore&) = delete;
   VertexStore& operator=(const VertexStore&) = delete;
 
@@ -183,14 +184,20 @@ class VertexStore {
 
   // A range of runs_: first << 32 | number of patterns.
   using RunRange = uint64_t;
-  struct RunRangeHash {
-    const VertexStore* store;
-    size_t operator()(RunRange r) const;
+  size_t hashRange(RunRange r) const;
+  bool equalRanges(RunRange a, RunRange b) const;
+  // The last range stored under each hash slot: a table of 1,024 slots
+  // that grows (emptied) to 65,536 as the graph grows, so that a small
+  // graph pays little and a large one finds the ranges of the last
+  // thousands of connections.
+  struct RecentRange {
+    size_t hash = 0;
+    RunRange range = kNoRange;
   };
-  struct RunRangeEq {
-    const VertexStore* store;
-    bool operator()(RunRange a, RunRange b) const;
-  };
+  static constexpr RunRange kNoRange = ~RunRange{0};
+  // A range equal to `range` (just appended) stored before, or kNoRange;
+  // remembers `range` otherwise.
+  RunRange findOrRemember(RunRange range);
 
   uint32_t internType(const std::string& name);
   uint32_t internName(const std::string& name);
@@ -207,8 +214,8 @@ class VertexStore {
   // Re-connecting a field leaves its old runs and dims unused here: rare,
   // and cheaper than compacting.
   ChunkedVector<RunPattern> runs_;
-  absl::flat_hash_set<RunRange, RunRangeHash, RunRangeEq> runRanges_{
-      0, RunRangeHash{this}, RunRangeEq{this}};
+  std::vector<RecentRange> recentRanges_;
+  size_t rangesStored_ = 0;
   ChunkedVector<size_t> dims_;
   absl::flat_hash_map<uint32_t, uint64_t> perfEstimates_;
   std::vector<BadName> badNames_;
