@@ -72,7 +72,7 @@ bool VertexStore::equalRanges(RunRange a, RunRange b) const {
 }
 
 VertexStore::RunRange VertexStore::findOrRemember(RunRange range) {
-  constexpr size_t kMinSlots = 1024, kMaxSlots = 65536;
+  constexpr size_t kMinSlots = 1024, kMaxSlots = 16384;
   if (recentRanges_.empty()) recentRanges_.resize(kMinSlots);
   if (recentRanges_.size() < kMaxSlots && rangesStored_ > 2 * recentRanges_.size()) {
     recentRanges_.assign(4 * recentRanges_.size(), RecentRange{});
