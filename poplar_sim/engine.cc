@@ -34,7 +34,8 @@ Engine::~Engine() = default;
 
 absl::StatusOr<Engine> Engine::create(
     const Graph& graph, const std::vector<program::Program>& programs,
-    const OptionFlags& options, const std::vector<std::string>& programNames) {
+    const OptionFlags& options, const std::vector<std::string>& programNames,
+    HostThreads* compileThreads) {
   // First, before anything else can fail: it also cuts the cycles it finds,
   // so that their nodes can be freed.
   POPLAR_SIM_RETURN_IF_ERROR(internal::checkPrograms(programs));
@@ -42,7 +43,7 @@ absl::StatusOr<Engine> Engine::create(
   POPLAR_SIM_ASSIGN_OR_RETURN(impl->options, resolveEngineOptions(options));
   impl->id = NextEngineId();
   impl->graph = graph.state();
-  absl::Status s = impl->compile(programs, programNames);
+  absl::Status s = impl->compile(programs, programNames, compileThreads);
   if (!s.ok()) {
     // A report of a graph that does not fit is what one needs to fix it.
     if (s.code() == absl::StatusCode::kResourceExhausted &&
@@ -62,8 +63,9 @@ absl::StatusOr<Engine> Engine::create(
 
 absl::StatusOr<Engine> Engine::create(const Graph& graph,
                                       const program::Program& program,
-                                      const OptionFlags& options) {
-  return create(graph, std::vector<program::Program>{program}, options);
+                                      const OptionFlags& options,
+                                      HostThreads* compileThreads) {
+  return create(graph, std::vector<program::Program>{program}, options, {}, compileThreads);
 }
 
 absl::Status Engine::load(Device& device) {

@@ -53,14 +53,18 @@ struct EngineImpl;
 class Engine {
  public:
   // Options: see EngineOptions in option_flags.h; POPLAR_ENGINE_OPTIONS in
-  // the environment adds to and overrides them.
+  // the environment adds to and overrides them. `compileThreads` (not
+  // owned, used only during the call; null: the caller's thread) analyse
+  // the compute sets of a large graph side by side; the engine is the same.
   static absl::StatusOr<Engine> create(
       const Graph& graph, const std::vector<program::Program>& programs,
       const OptionFlags& options = {},
-      const std::vector<std::string>& programNames = {});
+      const std::vector<std::string>& programNames = {},
+      HostThreads* compileThreads = nullptr);
   static absl::StatusOr<Engine> create(const Graph& graph,
                                        const program::Program& program,
-                                       const OptionFlags& options = {});
+                                       const OptionFlags& options = {},
+                                       HostThreads* compileThreads = nullptr);
 
   Engine(Engine&&) noexcept;
   Engine& operator=(Engine&&) noexcept;

@@ -33,6 +33,11 @@ void noteLargestUsers(const ComputeSetAnalysis& a, unsigned cs, TileTopUsers* to
   }
 }
 
+// Compute sets analysed together, and the fewest worth handing to the host
+// threads (a graph of a few compute sets compiles in microseconds).
+constexpr unsigned kAnalysisBatch = 1024;
+constexpr size_t kParallelAnalysisMin = 64;
+
 }  // namespace
 
 absl::Status EngineImpl::validateVariables() const {
@@ -304,7 +309,8 @@ absl::StatusOr<unsigned> EngineImpl::enterStep(
 }
 
 absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
-                                 const std::vector<std::string>& programNames) {
+                                 const std::vector<std::string>& programNames,
+                                 HostThreads* threads) {
   target = graph->target;
   deviceTarget = graph->deviceTarget;
   replicationFactor = graph->replicationFactor;
@@ -317,32 +323,60 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
   computeSetIPUs_.resize(numCs);
   computeSetReads_.resize(numCs);
   computeSetWrites_.resize(numCs);
-  ComputeSetAnalyser analyser(*graph, target);
-  for (unsigned cs = 0; cs < numCs; ++cs) {
-    POPLAR_SIM_ASSIGN_OR_RETURN(ComputeSetAnalysis a, analyser.analyse(cs));
-    ComputeSetProfile& p = profile.computeSets[cs];
-    p.name = graph->computeSets[cs].name;
-    p.numVertices = static_cast<unsigned>(graph->computeSets[cs].vertices.size());
-    p.numTiles = a.numTiles;
-    p.staticCost = a.cost;
-    p.maxTileCycles = a.maxTileCycles;
-    p.meanTileCycles = a.meanTileCycles;
-    p.slowestTile = a.slowestTile;
-    p.flops = a.flops;
-    computeSetIPUs_[cs] = a.ipus;
-    computeSetReads_[cs] = std::move(a.readVariables);
-    computeSetWrites_[cs] = std::move(a.writtenVariables);
-    for (const ComputeSetTileUse& u : a.tiles) {
-      needs.vertexState[u.tile] += u.vertexStateBytes;
-      p.vertexStateBytes += u.vertexStateBytes;
-      needs.exchange[u.tile] = std::max(needs.exchange[u.tile], u.exchangeBufferBytes);
-      p.exchangeBufferBytes += u.exchangeBufferBytes;
-      std::vector<uint32_t>& ids = needs.types[u.tile];
-      for (const uint32_t id : u.vertexTypes) {
-        if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  // The analyses read the graph only, so batches of compute sets are
+  // analysed on the host threads (an analyser each) and then taken in
+  // compute-set order: the profile, the memory needs and the first error
+  // are what one thread gives.
+  const unsigned numThreads =
+      threads != nullptr && numCs >= kParallelAnalysisMin ? threads->numThreads() : 1;
+  std::vector<ComputeSetAnalyser> analysers;
+  analysers.reserve(numThreads);
+  for (unsigned t = 0; t < numThreads; ++t) analysers.emplace_back(*graph, target);
+  std::vector<absl::StatusOr<ComputeSetAnalysis>> batch;
+  for (unsigned first = 0; first < numCs; first += kAnalysisBatch) {
+    const unsigned n = static_cast<unsigned>(std::min<size_t>(kAnalysisBatch, numCs - first));
+    batch.assign(n, absl::UnknownError("not analysed"));
+    // Contiguous shares: graphs alternate kinds of compute sets (a layer's
+    // product, then its activation), which shares by k mod n would not
+    // balance.
+    auto analyseShare = [&](unsigned t) {
+      const unsigned end = static_cast<unsigned>(uint64_t{n} * (t + 1) / numThreads);
+      for (unsigned i = static_cast<unsigned>(uint64_t{n} * t / numThreads); i < end; ++i) {
+        batch[i] = analysers[t].analyse(first + i);
       }
+    };
+    if (numThreads > 1) {
+      threads->parallelFor(numThreads, analyseShare);
+    } else {
+      analyseShare(0);
     }
-    noteLargestUsers(a, cs, &needs.topUsers);
+    for (unsigned i = 0; i < n; ++i) {
+      const unsigned cs = first + i;
+      POPLAR_SIM_ASSIGN_OR_RETURN(ComputeSetAnalysis a, std::move(batch[i]));
+      ComputeSetProfile& p = profile.computeSets[cs];
+      p.name = graph->computeSets[cs].name;
+      p.numVertices = static_cast<unsigned>(graph->computeSets[cs].vertices.size());
+      p.numTiles = a.numTiles;
+      p.staticCost = a.cost;
+      p.maxTileCycles = a.maxTileCycles;
+      p.meanTileCycles = a.meanTileCycles;
+      p.slowestTile = a.slowestTile;
+      p.flops = a.flops;
+      computeSetIPUs_[cs] = a.ipus;
+      computeSetReads_[cs] = std::move(a.readVariables);
+      computeSetWrites_[cs] = std::move(a.writtenVariables);
+      for (const ComputeSetTileUse& u : a.tiles) {
+        needs.vertexState[u.tile] += u.vertexStateBytes;
+        p.vertexStateBytes += u.vertexStateBytes;
+        needs.exchange[u.tile] = std::max(needs.exchange[u.tile], u.exchangeBufferBytes);
+        p.exchangeBufferBytes += u.exchangeBufferBytes;
+        std::vector<uint32_t>& ids = needs.types[u.tile];
+        for (const uint32_t id : u.vertexTypes) {
+          if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+        }
+      }
+      noteLargestUsers(a, cs, &needs.topUsers);
+    }
   }
 
   for (size_t i = 0; i < programs.size(); ++i) {

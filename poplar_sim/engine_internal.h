@@ -159,8 +159,9 @@ struct EngineImpl {
   std::vector<std::vector<uint32_t>> computeSetWrites_;
 
   // engine_compile.cc
+  // `threads` (may be null) analyse the compute sets side by side.
   absl::Status compile(const std::vector<program::Program>& programs,
-                       const std::vector<std::string>& programNames);
+                       const std::vector<std::string>& programNames, HostThreads* threads);
   // engine_run.cc
   absl::Status runProgram(unsigned index, const std::string& name);
   // Copies the elements of `t` in `mem` to `dst` in row-major order, or

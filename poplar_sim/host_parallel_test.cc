@@ -286,5 +286,53 @@ TEST(HostParallelTest, ALaneErrorIsTheOneProgramOrderMeetsFirst) {
   EXPECT_THAT(o.status.message(), HasSubstr("b2 failed"));
 }
 
+// A graph of many small compute sets (more than one batch of the
+// engine's analysis), with vertices that read other tiles' elements and
+// vertices of other sizes, compiled on `threads`. Compute sets listed in
+// `unmapped` get a vertex without a tile (an error at compilation).
+absl::StatusOr<std::string> CompiledProfile(HostThreads* threads,
+                                            const std::set<unsigned>& unmapped = {}) {
+  Graph graph(testing::SmallTarget(8, 2));
+  const unsigned tiles = graph.getTarget().getNumTiles();
+  Sequence prog;
+  for (unsigned i = 0; i < 2500; ++i) {
+    const size_t n = 16 + i % 7;
+    Tensor x = graph.addVariable(FLOAT, {n}, "x" + std::to_string(i));
+    for (size_t e = 0; e < n; ++e) graph.setTileMapping(x.slice(e, e + 1), (i + e) % tiles);
+    ComputeSet cs = graph.addComputeSet("cs" + std::to_string(i));
+    for (size_t first = 0; first < n; first += 4 + i % 3) {
+      VertexRef v = graph.addVertex(cs, "test::ScaleVector",
+                                    {{"v", x.slice(first, std::min(n, first + 4 + i % 3))}});
+      graph.setInitialValue(v["k"], 2.0);
+      if (unmapped.count(i) == 0) graph.setTileMapping(v, (i * 5 + first) % tiles);
+    }
+    prog.add(Execute(cs));
+  }
+  absl::StatusOr<Engine> engine = Engine::create(graph, prog, {}, threads);
+  if (!engine.ok()) return engine.status();
+  return profileToJson(engine->getProfile());
+}
+
+TEST(HostParallelTest, CompilingOnThreadsGivesWhatOneThreadGives) {
+  const absl::StatusOr<std::string> one = CompiledProfile(nullptr);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_THAT(*one, HasSubstr("\"cs2499\""));
+  for (unsigned n : {2u, 3u}) {
+    SpawnedHostThreads threads(n);
+    const absl::StatusOr<std::string> side = CompiledProfile(&threads);
+    ASSERT_TRUE(side.ok()) << side.status();
+    EXPECT_EQ(*side, *one) << n << " threads";
+  }
+  // The first error in compute-set order, wherever the threads meet it:
+  // compute sets 1030 and 1700 (the first and the second thread's shares
+  // of the second batch) both fail.
+  const absl::StatusOr<std::string> failed = CompiledProfile(nullptr, {1030, 1700});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(failed.status().message(), HasSubstr("compute set 'cs1030'"));
+  SpawnedHostThreads three(3);
+  const absl::StatusOr<std::string> failedSide = CompiledProfile(&three, {1030, 1700});
+  EXPECT_EQ(failedSide.status(), failed.status());
+}
+
 }  // namespace
 }  // namespace poplar_sim

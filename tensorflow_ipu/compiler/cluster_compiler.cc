@@ -134,9 +134,10 @@ class Emitter {
   }
 
   absl::StatusOr<poplar_sim::Engine> CreateEngine(
-      const poplar_sim::OptionFlags& engine_options) {
+      const poplar_sim::OptionFlags& engine_options,
+      poplar_sim::HostThreads* threads) {
     return poplar_sim::Engine::create(graph_, state_.main_program(),
-                                      engine_options);
+                                      engine_options, threads);
   }
 
  private:
@@ -362,7 +363,8 @@ absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
           "although its reads are snapshots"));
     }
   }
-  ASSIGN_OR_RETURN(poplar_sim::Engine engine, emitter->CreateEngine(options.engine_options));
+  ASSIGN_OR_RETURN(poplar_sim::Engine engine, emitter->CreateEngine(options.engine_options,
+                                                                        options.host_threads));
   compiled->engine_ = std::make_unique<poplar_sim::Engine>(std::move(engine));
   // Execution counters start at 0 in a new engine (so a seeded random op
   // gives the same numbers in every fresh session) and are never reset:

@@ -153,6 +153,9 @@ struct CompileOptions {
   // Fill CompiledCluster::tensor_map() (for the COMPILE_END event; it walks
   // the tile mapping of every value, so only when someone reads it).
   bool collect_tensor_map = false;
+  // Host threads the engine's compilation may use (not owned; null: the
+  // calling thread only). The compiled cluster is the same either way.
+  poplar_sim::HostThreads* host_threads = nullptr;
 };
 
 // The order `options` asks for, or the one AUTO picks for `ir`.

@@ -7,8 +7,9 @@
 //   place      NeededNodes + PlaceNodes (runtime/placer.h)
 //   partition  PartitionForIpu (runtime/ipu_partitioner.h; IPU only)
 //   compile    IPU: CompileCluster, i.e. passes + lowering + engine
-//              compilation (compiler/cluster_compiler.h); CPU:
-//              Executor::Create (kernel instantiation)
+//              compilation (compiler/cluster_compiler.h), with the
+//              benchmark's threads as a session's Run lends its pool;
+//              CPU: Executor::Create (kernel instantiation)
 //   first Run  a fresh ClientSession's first Run (all of the above again,
 //              plus the run itself)
 //   next Run   its second Run (cached: the run only)
@@ -27,6 +28,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "poplar_sim/host_threads.h"
 #include "tensorflow_ipu/cc/client_session.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/compiler/cluster_compiler.h"
@@ -160,7 +162,10 @@ absl::StatusOr<Measured> Measure(const std::string& kind, bool on_ipu, int64_t n
       absl::StatusOr<poplar_sim::Device> device =
           tfipu::ipu::IpuSystem::Get().GetDevice((*def)->ipu_ordinal);
       if (!device.ok()) return device.status();
-      auto compiled = tfipu::compiler::CompileCluster((*def)->ir, device->getTarget());
+      poplar_sim::SpawnedHostThreads threads(BenchThreads());
+      tfipu::compiler::CompileOptions options;
+      options.host_threads = &threads;
+      auto compiled = tfipu::compiler::CompileCluster((*def)->ir, device->getTarget(), options);
       if (absl::IsResourceExhausted(compiled.status())) {
         // The simulated tiles' memory is checked once the engine is
         // compiled: the time up to the error is the compile time, but the

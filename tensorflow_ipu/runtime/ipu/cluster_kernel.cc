@@ -55,9 +55,9 @@ class IpuClusterKernel : public OpKernel {
     ASSIGN_OR_RETURN(device::IpuDeviceHandle device,
                      device::IpuDevices::Global().Get(def_->ipu_ordinal));
     bool compiled_now = false;
-    ASSIGN_OR_RETURN(IpuCompileCache::Entry * entry,
-                     cache_->GetOrCompile(*def_, device, inputs, &compiled_now));
     PoolHostThreads threads(ctx->eigen_device());
+    ASSIGN_OR_RETURN(IpuCompileCache::Entry * entry,
+                     cache_->GetOrCompile(*def_, device, inputs, &compiled_now, &threads));
     ASSIGN_OR_RETURN(EngineRun run,
                      RunEngine(device, *entry, inputs, &threads, ctx->deadline()));
     if (run.transfers.reloaded && cache_->FirstEngineSwitch()) {

@@ -23,7 +23,8 @@ absl::StatusOr<std::shared_ptr<IpuCompileCache>> IpuCompileCache::Of(
 
 absl::StatusOr<IpuCompileCache::Entry*> IpuCompileCache::GetOrCompile(
     const IpuClusterDef& def, const device::IpuDeviceHandle& device,
-    const std::vector<Tensor>& inputs, bool* compiled_now) {
+    const std::vector<Tensor>& inputs, bool* compiled_now,
+    poplar_sim::HostThreads* threads) {
   const poplar_sim::Target& target = device.device().getTarget();
   std::string key = absl::StrCat(def.ir.name, "; generation ",
                                  device.generation(), "; device ",
@@ -54,6 +55,7 @@ absl::StatusOr<IpuCompileCache::Entry*> IpuCompileCache::GetOrCompile(
   options.matmul_options = configured.matmul_options;
   options.convolution_options = configured.convolution_options;
   options.collect_tensor_map = trace.enabled;
+  options.host_threads = threads;
   const double compile_begin = RecordCompileBegin(def.ir.name, def.ipu_ordinal);
   compiler::ClusterIr ir = def.ir;
   ir.process_count = std::max(1, configured.process_count);

@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "poplar_sim/host_threads.h"
 #include "tensorflow_ipu/compiler/cluster_compiler.h"
 #include "tensorflow_ipu/core/resource_mgr.h"
 #include "tensorflow_ipu/device/ipu_devices.h"
@@ -51,12 +52,14 @@ class IpuCompileCache : public ResourceBase {
       ResourceManager* resources);
 
   // The executable of `def` for `device` and `inputs`' dtypes and shapes,
-  // compiled now if there is none yet (then `compiled_now` is set). Compile
-  // errors are returned, and the next call tries again.
+  // compiled now if there is none yet (then `compiled_now` is set), on
+  // `threads` where compilation can split its work (the caller's pool; may
+  // be null). Compile errors are returned, and the next call tries again.
   absl::StatusOr<Entry*> GetOrCompile(const IpuClusterDef& def,
                                       const device::IpuDeviceHandle& device,
                                       const std::vector<Tensor>& inputs,
-                                      bool* compiled_now);
+                                      bool* compiled_now,
+                                      poplar_sim::HostThreads* threads = nullptr);
 
   // How many compiles succeeded (for tests of the cache).
   int num_compilations() const;
