@@ -385,6 +385,9 @@ Tensor Tensor::reshape(std::vector<size_t> newShape) const {
                                    poplar_sim::shapeToString(newShape),
                                    " changes the number of elements"));
   }
+  // Views never change: the same shape is the same view (flattening a
+  // vector, as libraries do for every vertex field).
+  if (newShape == shape()) return *this;
   return TensorViewBuilder::WithShape(*this, std::move(newShape));
 }
 

@@ -220,6 +220,11 @@ std::vector<uint64_t> peakSharedVariableBytes(const GraphState& g, const Variabl
     int64_t delta;
   };
   std::vector<std::pair<uint64_t, Event>> keyed;
+  size_t numPieces = 0;
+  for (size_t v = 0; v < l.spans.size(); ++v) {
+    if (!l.spans[v].alwaysLive) numPieces += g.variables[v].mapping.intervals().size();
+  }
+  keyed.reserve(2 * numPieces);
   uint64_t maxKey = 0;
   for (size_t v = 0; v < l.spans.size(); ++v) {
     const VariableSpan& s = l.spans[v];

@@ -110,8 +110,12 @@ uint32_t VertexStore::internType(const std::string& name) {
 }
 
 uint32_t VertexStore::internName(const std::string& name) {
+  // A vertex's fields, and the vertices of one operation, mostly connect
+  // tensors of one name in a row.
+  if (!names_.empty() && names_[lastName_] == name) return lastName_;
   auto [it, inserted] = nameIds_.emplace(name, static_cast<uint32_t>(names_.size()));
   if (inserted) names_.push_back(name);
+  lastName_ = it->second;
   return it->second;
 }
 

@@ -209,6 +209,7 @@ class VertexStore {
   uint32_t lastType_ = 0;  // addVertex usually repeats the last type
   std::vector<std::string> names_;
   absl::flat_hash_map<std::string, uint32_t> nameIds_;
+  uint32_t lastName_ = 0;  // internName usually repeats the last name
   ChunkedVector<VertexEntry> vertices_;
   ChunkedVector<FieldSlot> slots_;
   // Re-connecting a field leaves its old runs and dims unused here: rare,

@@ -371,25 +371,37 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
     }
   }
   // Each partial plane once: a view of it costs a pass over its rows.
-  std::vector<Tensor> planes;
+  // Flattened too: a block of one row is then one slice of it (a small
+  // product's blocks are single rows, made by the thousand in a deep stack).
+  std::vector<Tensor> planes, flatPlanes;
   if (sk > 1) {
     planes.reserve(sk);
-    for (unsigned s = 0; s < sk; ++s) planes.push_back(partials[s]);
+    for (unsigned s = 0; s < sk; ++s) {
+      planes.push_back(partials[s]);
+      flatPlanes.push_back(planes.back().flatten());
+    }
   }
+  const Tensor flatC = c.flatten();
+  // Output block [r0, r1) x [c0, c1) of plane s (or of c), flattened.
+  auto outputBlock = [&](unsigned s, size_t r0, size_t r1, size_t c0, size_t c1) {
+    if (r1 - r0 == 1) {
+      return (sk > 1 ? flatPlanes[s] : flatC).slice(r0 * n + c0, r0 * n + c1);
+    }
+    return (sk > 1 ? planes[s] : c).slice({r0, c0}, {r1, c1}).flatten();
+  };
   for (unsigned i = 0; i < sm; ++i) {
     const size_t r0 = i * p.blockM, r1 = std::min(m, r0 + p.blockM);
     for (unsigned j = 0; j < sn; ++j) {
       const size_t c0 = j * p.blockN, c1 = std::min(n, c0 + p.blockN);
       for (unsigned s = 0; s < sk; ++s) {
         const size_t k0 = s * p.blockK, k1 = std::min(k, k0 + p.blockK);
-        Tensor outBlock = sk > 1 ? planes[s].slice({r0, c0}, {r1, c1})
-                                 : c.slice({r0, c0}, {r1, c1});
+        const Tensor outBlock = outputBlock(s, r0, r1, c0, c1);
         graph.setTileMapping(outBlock, tileOf(i, j, s));
         VertexRef v = graph.addVertex(
             cs, blockType,
             {{"a", aBlocks[size_t{i} * sk + s]},
              {"b", bBlocks[size_t{j} * sk + s]},
-             {"out", outBlock.flatten()}});
+             {"out", outBlock}});
         graph.setInitialValue(v["rows"], r1 - r0);
         graph.setInitialValue(v["depth"], k1 - k0);
         graph.setInitialValue(v["cols"], c1 - c0);
