@@ -6,6 +6,18 @@ namespace poplar_sim {
 
 void TileMapping::set(int64_t begin, int64_t end, unsigned tile) {
   if (begin >= end) return;
+  // Mapping a variable in element order (what libraries do) appends.
+  if (map_.empty() || std::prev(map_.end())->second.first <= begin) {
+    if (!map_.empty()) {
+      auto last = std::prev(map_.end());
+      if (last->second.first == begin && last->second.second == tile) {
+        last->second.first = end;
+        return;
+      }
+    }
+    map_.emplace_hint(map_.end(), begin, std::make_pair(end, tile));
+    return;
+  }
   // Split an interval straddling `begin` or `end`, then erase the inside.
   auto splitAt = [this](int64_t x) {
     auto it = map_.upper_bound(x);

@@ -35,6 +35,25 @@ TEST(TileMappingTest, OverwriteSplitsAndMerges) {
   EXPECT_EQ(m.intervals().size(), 1u);
 }
 
+TEST(TileMappingTest, MappingInElementOrderAppendsAndMerges) {
+  TileMapping m;
+  m.set(0, 4, 1);
+  m.set(4, 8, 1);   // continues tile 1's interval
+  m.set(8, 10, 2);
+  m.set(12, 14, 2); // after a gap: its own interval
+  m.set(14, 15, 3);
+  EXPECT_THAT(Pieces(m, 0, 16),
+              ::testing::ElementsAre(Piece{0, 8, 1}, Piece{8, 10, 2},
+                                     Piece{10, 12, TileMapping::kUnmapped}, Piece{12, 14, 2},
+                                     Piece{14, 15, 3},
+                                     Piece{15, 16, TileMapping::kUnmapped}));
+  EXPECT_EQ(m.intervals().size(), 4u);
+  m.set(10, 12, 2);  // fills the gap: tile 2's pieces become one
+  EXPECT_THAT(Pieces(m, 8, 15),
+              ::testing::ElementsAre(Piece{8, 14, 2}, Piece{14, 15, 3}));
+  EXPECT_EQ(m.intervals().size(), 3u);
+}
+
 TEST(TileMappingTest, Unmapped) {
   TileMapping m;
   m.set(10, 20, 1);
