@@ -327,6 +327,20 @@ Tensor Tensor::slice(size_t begin, size_t end, unsigned d) const {
   if (d >= rank()) {
     return invalidArg(absl::StrCat("slice: dimension ", d, " out of range"));
   }
+  // A piece of a vector that is one run (what libraries cut per tile, per
+  // vertex) is one shorter run: made directly, it is the run the general
+  // path below makes.
+  const Rep& r = *rep_;
+  if (r.shape.size() == 1 && r.runs.size() == 1 && begin <= end && end <= r.shape[0]) {
+    auto rep = std::make_shared<Rep>();
+    rep->type = r.type;
+    rep->graphId = r.graphId;
+    rep->name = r.name;
+    rep->shape = {end - begin};
+    AppendRun(rep->runs, ElementRun{r.runs[0].var, r.runs[0].at(static_cast<int64_t>(begin)),
+                                    static_cast<int64_t>(end - begin), r.runs[0].stride});
+    return Tensor(std::move(rep));
+  }
   Small<size_t> b(rank(), 0), e(shape().begin(), shape().end());
   b[d] = begin;
   e[d] = end;

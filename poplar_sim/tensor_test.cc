@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -49,6 +50,36 @@ TEST(TensorTest, SliceAndIndex) {
   EXPECT_THAT(Elems(m.slice({1, 1}, {3, 3})), ElementsAre(4, 5, 7, 8));
   EXPECT_THAT(Elems(m.index({2, 1})), ElementsAre(7));
   EXPECT_EQ(m.index({2, 1}).rank(), 0u);
+}
+
+// Pieces of a vector that is one run (forward, reversed, strided, a
+// broadcast) are the runs a slice of the same elements as a row gives.
+TEST(TensorTest, PiecesOfOneRunVectorAreThoseOfTheGeneralSlice) {
+  const Tensor m = Var(0, {4, 6});
+  const std::vector<Tensor> vectors = {m.flatten(), m.flatten().reverse(0), m.slice(2, 3, 1).flatten(),
+                                       m[1].slice(3, 4).broadcast(5, 0), m[2].subSample(2, 0)};
+  for (const Tensor& v : vectors) {
+    ASSERT_EQ(v.runs().size(), 1u) << Elems(v).size();
+    const size_t n = v.numElements();
+    for (size_t b = 0; b <= n; ++b) {
+      for (size_t e = b; e <= n; ++e) {
+        const Tensor piece = v.slice(b, e);
+        const Tensor general = v.reshape({1, n}).slice({0, b}, {1, e}).flatten();
+        ASSERT_TRUE(piece.valid()) << piece.status();
+        EXPECT_EQ(piece.shape(), general.shape());
+        ASSERT_EQ(piece.runs().size(), general.runs().size()) << b << ".." << e;
+        for (size_t i = 0; i < piece.runs().size(); ++i) {
+          const ElementRun& p = piece.runs()[i];
+          const ElementRun& g = general.runs()[i];
+          EXPECT_EQ(std::make_tuple(p.var, p.start, p.count, p.stride),
+                    std::make_tuple(g.var, g.start, g.count, g.stride))
+              << b << ".." << e;
+        }
+        EXPECT_EQ(piece.containsAliases(), general.containsAliases());
+      }
+    }
+    EXPECT_THAT(v.slice(2, n + 1).status().message(), HasSubstr("not within dimension 0"));
+  }
 }
 
 TEST(TensorTest, ReshapeFlattenTranspose) {
