@@ -1,5 +1,6 @@
 #include "poplar_sim/vertex_store.h"
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 
@@ -110,12 +111,16 @@ uint32_t VertexStore::internType(const std::string& name) {
 }
 
 uint32_t VertexStore::internName(const std::string& name) {
-  // A vertex's fields, and the vertices of one operation, mostly connect
-  // tensors of one name in a row.
-  if (!names_.empty() && names_[lastName_] == name) return lastName_;
+  // The vertices of one operation connect the same few tensors (a
+  // product's operands and output) over and over: the names used last are
+  // compared before the name is hashed.
+  for (const uint32_t id : recentNames_) {
+    if (id < names_.size() && names_[id] == name) return id;
+  }
   auto [it, inserted] = nameIds_.emplace(name, static_cast<uint32_t>(names_.size()));
   if (inserted) names_.push_back(name);
-  lastName_ = it->second;
+  std::rotate(recentNames_.rbegin(), recentNames_.rbegin() + 1, recentNames_.rend());
+  recentNames_[0] = it->second;
   return it->second;
 }
 

@@ -35,6 +35,7 @@
 #ifndef POPLAR_SIM_VERTEX_STORE_H_
 #define POPLAR_SIM_VERTEX_STORE_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -209,7 +210,8 @@ class VertexStore {
   uint32_t lastType_ = 0;  // addVertex usually repeats the last type
   std::vector<std::string> names_;
   absl::flat_hash_map<std::string, uint32_t> nameIds_;
-  uint32_t lastName_ = 0;  // internName usually repeats the last name
+  // The ids internName returned last, the latest first (~0u: none yet).
+  std::array<uint32_t, 4> recentNames_ = {~0u, ~0u, ~0u, ~0u};
   ChunkedVector<VertexEntry> vertices_;
   ChunkedVector<FieldSlot> slots_;
   // Re-connecting a field leaves its old runs and dims unused here: rare,
