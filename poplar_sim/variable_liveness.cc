@@ -210,47 +210,61 @@ VariableLifetimes analyseVariableLifetimes(
 
 std::vector<uint64_t> peakSharedVariableBytes(const GraphState& g, const VariableLifetimes& l,
                                               unsigned numTiles) {
-  // A piece's bytes arrive on its tile at its variable's first step and
-  // leave after its last. Events are put in order by a counting sort on
-  // key = 2 * step + (1 if arriving): at one step, what leaves goes before
-  // what arrives (the two may share). No comparison sort: a 100k-node graph
-  // has millions of pieces.
+  // A variable's pieces arrive on their tiles at its first step and leave
+  // after its last. The events, two per variable, are put in order by a
+  // counting sort on key = 2 * step + (1 if arriving), so that at one step
+  // what leaves goes before what arrives (the two may share); the sweep
+  // then walks the variable's mapping at each of its events. (Events per
+  // piece were hundreds of megabytes for a 100k-node graph of millions of
+  // pieces.) The peaks do not depend on the order of the events of one
+  // key: arrivals only add, departures only subtract.
   struct Event {
-    unsigned tile;
-    int64_t delta;
+    uint32_t var;
+    bool arrive;
   };
-  std::vector<std::pair<uint64_t, Event>> keyed;
-  size_t numPieces = 0;
-  for (size_t v = 0; v < l.spans.size(); ++v) {
-    if (!l.spans[v].alwaysLive) numPieces += g.variables[v].mapping.intervals().size();
-  }
-  keyed.reserve(2 * numPieces);
+  const size_t numVars = std::min(l.spans.size(), g.variables.size());
   uint64_t maxKey = 0;
-  for (size_t v = 0; v < l.spans.size(); ++v) {
-    const VariableSpan& s = l.spans[v];
-    if (s.alwaysLive) continue;
-    const VariableRecord& r = g.variables[v];
-    const int64_t es = static_cast<int64_t>(typeSize(r.type));
-    for (const auto& [begin, endTile] : r.mapping.intervals()) {
-      const int64_t bytes = (endTile.first - begin) * es;
-      if (endTile.second >= numTiles || bytes == 0) continue;
-      const uint64_t arrive = 2 * uint64_t{s.first} + 1, leave = 2 * (uint64_t{s.last} + 1);
-      keyed.push_back({arrive, Event{endTile.second, bytes}});
-      keyed.push_back({leave, Event{endTile.second, -bytes}});
-      maxKey = std::max(maxKey, leave);
-    }
+  size_t numEvents = 0;
+  for (size_t v = 0; v < numVars; ++v) {
+    if (l.spans[v].alwaysLive) continue;
+    maxKey = std::max(maxKey, 2 * (uint64_t{l.spans[v].last} + 1));
+    numEvents += 2;
   }
-  std::vector<uint32_t> offset(keyed.empty() ? 1 : maxKey + 2, 0);
-  for (const auto& [key, e] : keyed) ++offset[key + 1];
+  std::vector<uint32_t> offset(numEvents == 0 ? 1 : maxKey + 2, 0);
+  auto keys = [&](size_t v) {
+    return std::make_pair(2 * uint64_t{l.spans[v].first} + 1, 2 * (uint64_t{l.spans[v].last} + 1));
+  };
+  for (size_t v = 0; v < numVars; ++v) {
+    if (l.spans[v].alwaysLive) continue;
+    const auto [arrive, leave] = keys(v);
+    ++offset[arrive + 1];
+    ++offset[leave + 1];
+  }
   for (size_t k = 1; k < offset.size(); ++k) offset[k] += offset[k - 1];
-  std::vector<Event> events(keyed.size());
-  for (const auto& [key, e] : keyed) events[offset[key]++] = e;
+  std::vector<Event> events(numEvents);
+  for (size_t v = 0; v < numVars; ++v) {
+    if (l.spans[v].alwaysLive) continue;
+    const auto [arrive, leave] = keys(v);
+    events[offset[arrive]++] = Event{static_cast<uint32_t>(v), true};
+    events[offset[leave]++] = Event{static_cast<uint32_t>(v), false};
+  }
 
   std::vector<uint64_t> peak(numTiles, 0);
   std::vector<int64_t> live(numTiles, 0);
   for (const Event& e : events) {
-    live[e.tile] += e.delta;
-    peak[e.tile] = std::max<uint64_t>(peak[e.tile], static_cast<uint64_t>(live[e.tile]));
+    const VariableRecord& r = g.variables[e.var];
+    const int64_t es = static_cast<int64_t>(typeSize(r.type));
+    for (const auto& [begin, endTile] : r.mapping.intervals()) {
+      const unsigned tile = endTile.second;
+      const int64_t bytes = (endTile.first - begin) * es;
+      if (tile >= numTiles || bytes == 0) continue;
+      if (e.arrive) {
+        live[tile] += bytes;
+        peak[tile] = std::max<uint64_t>(peak[tile], static_cast<uint64_t>(live[tile]));
+      } else {
+        live[tile] -= bytes;
+      }
+    }
   }
   return peak;
 }
