@@ -329,6 +329,18 @@ TEST_F(PoplarSimBadInputTest, MapTensorOfAnotherGraph) {
   ExpectGraphError(g, absl::StatusCode::kInvalidArgument, {"tensor 'x'", "belongs to another graph"});
 }
 
+TEST_F(PoplarSimBadInputTest, TileIntervalsOfAnotherGraphsOrAnInvalidTensor) {
+  Graph g(device_.getTarget());
+  EXPECT_TRUE(g.getTileIntervals(doubler_.x).empty());
+  ExpectGraphError(g, absl::StatusCode::kInvalidArgument,
+                   {"getTileIntervals: tensor 'x'", "belongs to another graph"});
+  Graph h(device_.getTarget());
+  Tensor wrapped = h.addVariable(FLOAT, {4}, "v").reshape({3});  // an invalid view
+  EXPECT_TRUE(h.getTileIntervals(wrapped).empty());
+  ExpectGraphError(h, absl::StatusCode::kInvalidArgument, {"reshape to [3]", "tensor 'v'"});
+  ExpectEngineWorks();
+}
+
 TEST_F(PoplarSimBadInputTest, VertexTileOutOfRangeNamesTheVertex) {
   Graph g(device_.getTarget());
   Tensor t = g.addVariable(INT, {}, "counter");
