@@ -41,6 +41,8 @@ void forEachPieceOfRun(const GraphState& g, const ElementRun& r, F& f) {
   } else if (r.stride == 1) {
     m.forEachPiece(r.start, r.start + r.count,
                    [&](int64_t b, int64_t e, unsigned tile) { f(tile, e - b); });
+  } else if (r.stride > 0) {
+    m.forEachStridedElement(r.start, r.count, r.stride, [&](unsigned tile) { f(tile, 1); });
   } else {
     for (int64_t k = 0; k < r.count; ++k) f(m.tileOf(r.at(k)), 1);
   }

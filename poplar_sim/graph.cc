@@ -335,6 +335,12 @@ void Graph::forEachMappedPiece(
                      [&](int64_t b, int64_t e, unsigned tile) {
                        piece(tile, pos + b - r.start, pos + e - r.start);
                      });
+    } else if (r.stride > 0 && r.count > 1) {
+      int64_t k = 0;
+      m.forEachStridedElement(r.start, r.count, r.stride, [&](unsigned tile) {
+        piece(tile, pos + k, pos + k + 1);
+        ++k;
+      });
     } else {
       for (int64_t k = 0; k < r.count; ++k) piece(m.tileOf(r.at(k)), pos + k, pos + k + 1);
     }

@@ -50,6 +50,13 @@ class TileMapping {
   // order; unmapped pieces get tile kUnmapped.
   template <typename F>
   void forEachPiece(int64_t begin, int64_t end, F&& f) const;
+  // Calls f(tile) for the elements start, start + stride, ... (`count` of
+  // them, stride > 0) in order, each element's tileOf: found by stepping
+  // through the intervals from one element to the next (a view's column of
+  // a matrix mapped in blocks) rather than by a search for each, unless
+  // the next element is many intervals on.
+  template <typename F>
+  void forEachStridedElement(int64_t start, int64_t count, int64_t stride, F&& f) const;
   const absl::btree_map<int64_t, std::pair<int64_t, unsigned>>& intervals() const {
     return map_;
   }
@@ -80,6 +87,32 @@ void TileMapping::forEachPiece(int64_t begin, int64_t end, F&& f) const {
     f(pos, e, it->second.second);
     pos = e;
     ++it;
+  }
+}
+
+template <typename F>
+void TileMapping::forEachStridedElement(int64_t start, int64_t count, int64_t stride,
+                                        F&& f) const {
+  // `it`: the first interval that ends after element x (or end()).
+  auto seek = [this](int64_t x) {
+    auto it = map_.upper_bound(x);
+    if (it != map_.begin()) {
+      auto prev = std::prev(it);
+      if (prev->second.first > x) return prev;
+    }
+    return it;
+  };
+  constexpr int kMaxSteps = 8;
+  auto it = seek(start);
+  int64_t x = start;
+  for (int64_t k = 0; k < count; ++k, x += stride) {
+    int steps = 0;
+    while (it != map_.end() && it->second.first <= x && steps < kMaxSteps) {
+      ++it;
+      ++steps;
+    }
+    if (it != map_.end() && it->second.first <= x) it = seek(x);
+    f(it != map_.end() && it->first <= x ? it->second.second : kUnmapped);
   }
 }
 

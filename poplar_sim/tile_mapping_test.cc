@@ -99,5 +99,42 @@ TEST(TileMappingTest, MatchesAnArrayUnderRandomOverwrites) {
   }
 }
 
+// Each strided walk gives every element's tileOf, for strides that step
+// within an interval, across a few and across many, over mappings with
+// gaps.
+TEST(TileMappingTest, StridedElementsAreTheirTiles) {
+  TileMapping m;
+  uint64_t state = 777;
+  auto next = [&](uint64_t n) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % n;
+  };
+  for (int64_t b = 0; b < 1000;) {
+    const int64_t len = 1 + static_cast<int64_t>(next(6));
+    if (next(4) != 0) m.set(b, b + len, static_cast<unsigned>(next(5)));  // else a gap
+    b += len;
+  }
+  for (int64_t stride : {1, 2, 3, 7, 40, 333}) {
+    for (int64_t start : {0, 1, 5, 17}) {
+      const int64_t count = (1000 - start + stride - 1) / stride;
+      std::vector<unsigned> got;
+      m.forEachStridedElement(start, count, stride, [&](unsigned t) { got.push_back(t); });
+      ASSERT_EQ(got.size(), static_cast<size_t>(count));
+      for (int64_t k = 0; k < count; ++k) {
+        ASSERT_EQ(got[k], m.tileOf(start + k * stride)) << stride << " " << start << " " << k;
+      }
+    }
+  }
+  // Past the last interval, and an empty mapping.
+  std::vector<unsigned> past;
+  m.forEachStridedElement(990, 4, 10, [&](unsigned t) { past.push_back(t); });
+  EXPECT_EQ(past.back(), TileMapping::kUnmapped);
+  TileMapping empty;
+  std::vector<unsigned> none;
+  empty.forEachStridedElement(0, 3, 2, [&](unsigned t) { none.push_back(t); });
+  EXPECT_THAT(none, ::testing::ElementsAre(TileMapping::kUnmapped, TileMapping::kUnmapped,
+                                          TileMapping::kUnmapped));
+}
+
 }  // namespace
 }  // namespace poplar_sim
