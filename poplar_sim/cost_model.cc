@@ -265,12 +265,6 @@ absl::StatusOr<ComputeSetAnalysis> ComputeSetAnalyser::analyse(unsigned cs) {
   return a;
 }
 
-absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
-                                                     const Target& target,
-                                                     unsigned cs) {
-  return ComputeSetAnalyser(g, target).analyse(cs);
-}
-
 StepCost copyCost(const GraphState& g, const Target& target, const Tensor& src,
                   const Tensor& dst, std::vector<unsigned>* ipusOut) {
   StepCost c;

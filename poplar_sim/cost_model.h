@@ -126,11 +126,6 @@ class ComputeSetAnalyser {
   std::vector<unsigned> ipus_;
 };
 
-// The same with an analyser of its own (tests, one-off analyses).
-absl::StatusOr<ComputeSetAnalysis> analyseComputeSet(const GraphState& g,
-                                                     const Target& target,
-                                                     unsigned cs);
-
 // The cost of copying src to dst element by element; `ipus` receives the
 // IPUs involved.
 StepCost copyCost(const GraphState& g, const Target& target, const Tensor& src,

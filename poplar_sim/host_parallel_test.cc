@@ -327,7 +327,7 @@ TEST(HostParallelTest, CompilingOnThreadsGivesWhatOneThreadGives) {
   // compute sets 1030 and 1700 (the first and the second thread's shares
   // of the second batch) both fail.
   const absl::StatusOr<std::string> failed = CompiledProfile(nullptr, {1030, 1700});
-  ASSERT_FALSE(failed.ok());
+  ASSERT_FALSE(failed.ok()) << "compiled although two compute sets have unmapped vertices";
   EXPECT_THAT(failed.status().message(), HasSubstr("compute set 'cs1030'"));
   SpawnedHostThreads three(3);
   const absl::StatusOr<std::string> failedSide = CompiledProfile(&three, {1030, 1700});

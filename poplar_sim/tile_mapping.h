@@ -105,7 +105,8 @@ void TileMapping::forEachStridedElement(int64_t start, int64_t count, int64_t st
   constexpr int kMaxSteps = 8;
   auto it = seek(start);
   int64_t x = start;
-  for (int64_t k = 0; k < count; ++k, x += stride) {
+  for (int64_t k = 0; k < count; ++k) {
+    if (k > 0) x += stride;  // never past the last element: no overflow
     int steps = 0;
     while (it != map_.end() && it->second.first <= x && steps < kMaxSteps) {
       ++it;
