@@ -37,6 +37,7 @@ void noteLargestUsers(const ComputeSetAnalysis& a, unsigned cs, TileTopUsers* to
 // threads (a graph of a few compute sets compiles in microseconds).
 constexpr unsigned kAnalysisBatch = 1024;
 constexpr size_t kParallelAnalysisMin = 64;
+constexpr unsigned kMaxAnalysers = 64;
 
 }  // namespace
 
@@ -327,8 +328,12 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
   // analysed on the host threads (an analyser each) and then taken in
   // compute-set order: the profile, the memory needs and the first error
   // are what one thread gives.
+  // A HostThreads may report 0 threads, or more than are worth an
+  // analyser (each holds counters for every tile): 1 to kMaxAnalysers.
   const unsigned numThreads =
-      threads != nullptr && numCs >= kParallelAnalysisMin ? threads->numThreads() : 1;
+      threads != nullptr && numCs >= kParallelAnalysisMin
+          ? std::clamp(threads->numThreads(), 1u, kMaxAnalysers)
+          : 1;
   std::vector<ComputeSetAnalyser> analysers;
   analysers.reserve(numThreads);
   for (unsigned t = 0; t < numThreads; ++t) analysers.emplace_back(*graph, target);

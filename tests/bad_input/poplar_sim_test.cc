@@ -7,10 +7,13 @@
 // design, the device) still works.
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "poplar_sim/host_threads.h"
+#include "poplar_sim/profile.h"
 #include "tests/bad_input/poplar_sim_bad_input.h"
 
 namespace poplar_sim {
@@ -338,6 +341,48 @@ TEST_F(PoplarSimBadInputTest, TileIntervalsOfAnotherGraphsOrAnInvalidTensor) {
   Tensor wrapped = h.addVariable(FLOAT, {4}, "v").reshape({3});  // an invalid view
   EXPECT_TRUE(h.getTileIntervals(wrapped).empty());
   ExpectGraphError(h, absl::StatusCode::kInvalidArgument, {"reshape to [3]", "tensor 'v'"});
+  ExpectEngineWorks();
+}
+
+// A HostThreads of the program's own that claims 0 threads or 2^32 - 1 of
+// them: compilation uses 1 to 64 shares and gives the engine of one thread.
+class ClaimedThreads : public HostThreads {
+ public:
+  explicit ClaimedThreads(unsigned claimed) : claimed_(claimed) {}
+  unsigned numThreads() const override { return claimed_; }
+  void parallelFor(unsigned n, const std::function<void(unsigned)>& fn) override {
+    calls_ += n;
+    for (unsigned i = 0; i < n; ++i) fn(i);
+  }
+  unsigned calls() const { return calls_; }
+
+ private:
+  unsigned claimed_;
+  unsigned calls_ = 0;
+};
+
+TEST_F(PoplarSimBadInputTest, CompileThreadsClaimingNoneOrBillions) {
+  Graph g(device_.getTarget());
+  Sequence prog;
+  for (int i = 0; i < 100; ++i) {  // enough compute sets to use the threads
+    Tensor t = g.addVariable(FLOAT, {4}, "t" + std::to_string(i));
+    g.setTileMapping(t, i % 4);
+    ComputeSet cs = g.addComputeSet("scale" + std::to_string(i));
+    VertexRef v = g.addVertex(cs, "test::ScaleVector", {{"v", t}});
+    g.setInitialValue(v["k"], 2.0);
+    g.setTileMapping(v, (i + 1) % 4);
+    prog.add(Execute(cs));
+  }
+  absl::StatusOr<Engine> alone = Engine::create(g, prog);
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  const std::string expected = profileToJson(alone->getProfile());
+  for (unsigned claimed : {0u, 0xffffffffu}) {
+    ClaimedThreads threads(claimed);
+    absl::StatusOr<Engine> e = Engine::create(g, prog, {}, &threads);
+    ASSERT_TRUE(e.ok()) << claimed << ": " << e.status();
+    EXPECT_EQ(profileToJson(e->getProfile()), expected) << claimed;
+    EXPECT_LE(threads.calls(), 64u) << claimed;
+  }
   ExpectEngineWorks();
 }
 
