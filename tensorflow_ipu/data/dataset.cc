@@ -1,5 +1,6 @@
 #include "tensorflow_ipu/data/dataset.h"
 
+#include <algorithm>
 #include <atomic>
 #include <deque>
 #include <random>
@@ -60,6 +61,24 @@ class SlicesNode : public DatasetNode {
           out->push_back(std::move(slice));
         }
         ++next_;
+        return absl::OkStatus();
+      }
+      // The next rows of each component are one block of it: one copy per
+      // component instead of a tensor per row and a second copy to stack.
+      absl::Status GetNextRows(int64_t max_rows, Element* out, int64_t* rows) override {
+        *rows = std::max<int64_t>(0, std::min(max_rows, n_->Cardinality() - next_));
+        if (*rows == 0) return absl::OkStatus();
+        Element block;
+        for (const Tensor& c : n_->components_) {
+          TensorShape shape = c.shape();
+          shape.set_dim(0, *rows);
+          ASSIGN_OR_RETURN(Tensor b, Tensor::Create(c.dtype(), shape));
+          const int64_t per_row = b.NumElements() / *rows;
+          RETURN_IF_ERROR(CopyElements(c, next_ * per_row, &b, 0, *rows * per_row));
+          block.push_back(std::move(b));
+        }
+        next_ += *rows;
+        *out = std::move(block);
         return absl::OkStatus();
       }
 
@@ -148,38 +167,11 @@ class BatchNode : public DatasetNode {
       explicit It(std::shared_ptr<const BatchNode> n)
           : n_(std::move(n)), input_(n_->input_->MakeIterator()) {}
       absl::Status GetNext(Element* out, bool* end) override {
-        std::vector<Element> rows;
-        while (static_cast<int64_t>(rows.size()) < n_->batch_) {
-          Element e;
-          bool done = false;
-          RETURN_IF_ERROR(input_->GetNext(&e, &done));
-          if (done) break;
-          if (!rows.empty()) {
-            for (size_t c = 0; c < e.size(); ++c) {
-              if (e[c].shape() != rows[0][c].shape()) {
-                return absl::InvalidArgumentError(absl::StrCat(
-                    "Batch: component ", c, " has shape ",
-                    e[c].shape().DebugString(), " in one element and ",
-                    rows[0][c].shape().DebugString(), " in another"));
-              }
-            }
-          }
-          rows.push_back(std::move(e));
-        }
-        *end = rows.empty() || (n_->drop_ && static_cast<int64_t>(rows.size()) < n_->batch_);
-        if (*end) return absl::OkStatus();
-        out->clear();
-        for (size_t c = 0; c < rows[0].size(); ++c) {
-          TensorShape shape = rows[0][c].shape();
-          shape.InsertDim(0, static_cast<int64_t>(rows.size()));
-          ASSIGN_OR_RETURN(Tensor batch, Tensor::Create(rows[0][c].dtype(), shape));
-          const int64_t n = rows[0][c].NumElements();
-          for (size_t r = 0; r < rows.size(); ++r) {
-            RETURN_IF_ERROR(
-                CopyElements(rows[r][c], 0, &batch, static_cast<int64_t>(r) * n, n));
-          }
-          out->push_back(std::move(batch));
-        }
+        Element batch;
+        int64_t rows = 0;
+        RETURN_IF_ERROR(input_->GetNextRows(n_->batch_, &batch, &rows));
+        *end = rows == 0 || (n_->drop_ && rows < n_->batch_);
+        if (!*end) *out = std::move(batch);
         return absl::OkStatus();
       }
 
@@ -334,6 +326,41 @@ class PrefetchNode : public DatasetNode {
 };
 
 }  // namespace
+
+absl::Status Iterator::GetNextRows(int64_t max_rows, Element* out, int64_t* rows) {
+  std::vector<Element> elements;
+  while (static_cast<int64_t>(elements.size()) < max_rows) {
+    Element e;
+    bool done = false;
+    RETURN_IF_ERROR(GetNext(&e, &done));
+    if (done) break;
+    if (!elements.empty()) {
+      for (size_t c = 0; c < e.size(); ++c) {
+        if (e[c].shape() != elements[0][c].shape()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "Batch: component ", c, " has shape ", e[c].shape().DebugString(),
+              " in one element and ", elements[0][c].shape().DebugString(), " in another"));
+        }
+      }
+    }
+    elements.push_back(std::move(e));
+  }
+  *rows = static_cast<int64_t>(elements.size());
+  if (elements.empty()) return absl::OkStatus();
+  Element stacked;
+  for (size_t c = 0; c < elements[0].size(); ++c) {
+    TensorShape shape = elements[0][c].shape();
+    shape.InsertDim(0, *rows);
+    ASSIGN_OR_RETURN(Tensor batch, Tensor::Create(elements[0][c].dtype(), shape));
+    const int64_t n = elements[0][c].NumElements();
+    for (int64_t r = 0; r < *rows; ++r) {
+      RETURN_IF_ERROR(CopyElements(elements[r][c], 0, &batch, r * n, n));
+    }
+    stacked.push_back(std::move(batch));
+  }
+  *out = std::move(stacked);
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Dataset> Dataset::FromTensorSlices(std::vector<Tensor> components) {
   if (components.empty()) {

@@ -71,6 +71,48 @@ TEST(DatasetTest, BatchWithAndWithoutRemainder) {
   EXPECT_EQ(Ten().Batch(4, false).output_shapes()[1], TensorShape({-1}));
 }
 
+// A batch of slices is copied as one block of the sliced tensors; it must be
+// what stacking the slices one by one gives (an identity Map hides the
+// slices from Batch, so that path is the element by element one), also
+// for the last, partial batch and after the data ends.
+TEST(DatasetTest, BatchOfSlicesIsTheStackOfTheSlices) {
+  const Dataset identity = Ten().Map([](const Element& e) -> absl::StatusOr<Element> {
+    return e;
+  });
+  for (const bool drop : {false, true}) {
+    std::vector<Element> block = All(Ten().Batch(3, drop));
+    std::vector<Element> stacked = All(identity.Batch(3, drop));
+    ASSERT_EQ(block.size(), drop ? 3u : 4u);
+    ASSERT_EQ(block.size(), stacked.size());
+    for (size_t b = 0; b < block.size(); ++b) {
+      for (size_t c = 0; c < 2; ++c) {
+        EXPECT_EQ(block[b][c].shape(), stacked[b][c].shape()) << "batch " << b;
+        EXPECT_EQ(block[b][c].DebugString(), stacked[b][c].DebugString()) << "batch " << b;
+      }
+    }
+  }
+  std::vector<Element> batches = All(Ten().Batch(4, false));
+  EXPECT_EQ(batches[1][0].DebugString(), "[[ 4. 40.]\n [ 5. 50.]\n [ 6. 60.]\n [ 7. 70.]]");
+  EXPECT_EQ(batches[2][1].DebugString(), "[8 9]");
+
+  // Rows asked of an iterator directly: what is left, then nothing.
+  auto it = Ten().MakeIterator().value();
+  Element rows;
+  int64_t n = -1;
+  absl::Status status = it->GetNextRows(7, &rows, &n);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(n, 7);
+  EXPECT_EQ(rows[1].DebugString(), "[0 1 2 3 4 5 6]");
+  status = it->GetNextRows(7, &rows, &n);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(n, 3);
+  EXPECT_EQ(rows[1].DebugString(), "[7 8 9]");
+  status = it->GetNextRows(7, &rows, &n);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(n, 0);
+  EXPECT_EQ(rows[1].DebugString(), "[7 8 9]") << "untouched at the end";
+}
+
 // Strings are copied as strings when sliced and batched (long ones too,
 // beyond any small-string buffer), not as bytes.
 TEST(DatasetTest, StringsSliceAndBatchAsStrings) {
