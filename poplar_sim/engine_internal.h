@@ -30,15 +30,19 @@ namespace internal {
 
 using Kind = program::ProgramNode::Kind;
 
-// Consecutive children [begin, end) of a Sequence split into lanes that
-// share no memory and no host stream: the lanes run side by side on the
-// host threads, each in program order (engine_lanes.cc). What they cost
-// and what the profile shows is recorded afterwards in program order, so
-// that nothing but the host time changes.
+// Consecutive children [begin, end) of a Sequence as a dependency graph:
+// a child waits for the earlier ones it shares memory or a host stream
+// with (one writing what the other reads or writes). Children that wait for
+// nothing between them run side by side on the host threads
+// (engine_lanes.cc). What they cost and what the profile shows is recorded
+// afterwards in program order, so that nothing but the host time changes.
 struct LaneGroup {
   unsigned begin = 0;
   unsigned end = 0;
-  std::vector<std::vector<unsigned>> lanes;  // child positions, per lane
+  // By position - begin: the later children waiting for each, and how many
+  // earlier ones each waits for.
+  std::vector<std::vector<unsigned>> dependents;
+  std::vector<unsigned> numDeps;
 };
 
 // What a step run as part of a lane did to the clocks and the profile,

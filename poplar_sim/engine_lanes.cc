@@ -1,23 +1,23 @@
-// Engine execution, lanes: children of a Sequence that share no memory run
-// side by side on the host threads (a pipeline's stages in one slot of its
-// schedule, each on its IPU, as the IPUs run them at the same time).
+// Engine execution, lanes: children of a Sequence that do not depend on
+// each other run side by side on the host threads (a pipeline's stages in
+// one slot of its schedule, each on its IPU, as the IPUs run them at the
+// same time; the weight gradient and the input gradient of one layer).
 //
 // Two children conflict if one writes a variable the other reads or
-// writes, or both move records through one host stream. Children that
-// must keep their place (prints, cross-replica reductions) run alone;
-// between them, each child joins the lane of the earlier children it
-// conflicts with (GroupBuilder), and a lane runs its children in program
-// order, so every variable sees the accesses it would see on one thread. Compute sets are known by the
-// variables their vertices connect, which are all a bulk executor may
-// touch (execution_context.h).
+// writes, or both move records through one host stream; the later one then
+// waits for the earlier (DagBuilder). Children that must keep their place
+// (prints, cross-replica reductions) run alone; between them, a free host
+// thread takes the first child in program order whose waits are over
+// (LaneThreads::runGraph), so every variable sees the accesses it would
+// see on one thread. Compute sets are known by the variables their
+// vertices connect, which are all a bulk executor may touch
+// (execution_context.h).
 //
-// The clocks and the profile are not touched by lanes: each lane logs what
+// The clocks and the profile are not touched by lanes: each child logs what
 // record() and addControl() would do, and the logs are replayed in program
 // order, so the simulated cycles and the profile are the same as well.
 #include <algorithm>
 #include <cstdint>
-#include <numeric>
-#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -55,32 +55,20 @@ struct Footprint {
       v->erase(std::unique(v->begin(), v->end()), v->end());
     }
   }
-  bool touchesNothing() const { return reads.empty() && writes.empty(); }
 };
 
-struct DisjointSets {
-  explicit DisjointSets(unsigned n) : parent(n) { std::iota(parent.begin(), parent.end(), 0u); }
-  unsigned find(unsigned x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  void join(unsigned a, unsigned b) { parent[find(a)] = find(b); }
-  std::vector<unsigned> parent;
-};
-
-// Lanes are formed in one pass over the children: a child joins the lane
-// of the children it conflicts with, starts a lane of its own if it
-// conflicts with none, and ends the group if it conflicts with two lanes
-// (a copy from one stage's output to another's input, at the end of a
-// pipeline slot). A group runs as lanes only if its second largest lane
-// has at least `minLaneWork` of work (EngineOptions::minLaneWork).
-struct GroupBuilder {
-  GroupBuilder(const std::vector<const Footprint*>& children, uint64_t minLaneWork)
-      : children(children), minLaneWork(minLaneWork), sets(children.size()) {}
+// Groups are formed in one pass over the children: each waits for the
+// last writer of what it reads or writes and for the readers since then of
+// what it writes; a child that must keep its place ends the group. A group
+// runs side by side only if what it can overlap, its work beside its
+// longest chain of waits, is at least `minLaneWork`
+// (EngineOptions::minLaneWork); else its children run one after another.
+struct DagBuilder {
+  DagBuilder(const std::vector<const Footprint*>& children, uint64_t minLaneWork)
+      : children(children), minLaneWork(minLaneWork) {}
 
   std::vector<LaneGroup> build() {
     const unsigned n = static_cast<unsigned>(children.size());
-    begin = 0;
     for (unsigned k = 0; k < n; ++k) {
       const Footprint& c = *children[k];
       if (c.ordered) {
@@ -88,84 +76,66 @@ struct GroupBuilder {
         begin = k + 1;
         continue;
       }
-      std::vector<unsigned> roots = conflicts(c);
-      if (roots.size() >= 2) {
-        close(k);
-        begin = k;
-        roots.clear();  // a fresh group: nothing before k counts
+      std::vector<unsigned> deps;
+      for (uint32_t v : c.reads) {
+        if (auto w = lastWriter.find(v); w != lastWriter.end()) deps.push_back(w->second);
       }
-      for (unsigned r : roots) sets.join(k, r);
-      note(c, k);
+      for (uint32_t v : c.writes) {
+        if (auto w = lastWriter.find(v); w != lastWriter.end()) deps.push_back(w->second);
+        if (auto r = readersSince.find(v); r != readersSince.end()) {
+          deps.insert(deps.end(), r->second.begin(), r->second.end());
+        }
+      }
+      std::sort(deps.begin(), deps.end());
+      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+      waitsFor.push_back(std::move(deps));
+      for (uint32_t v : c.reads) readersSince[v].push_back(k);
+      for (uint32_t v : c.writes) {
+        readersSince.erase(v);
+        lastWriter[v] = k;
+      }
     }
     close(n);
     return std::move(groups);
   }
 
  private:
-  // The lanes (roots) that child c conflicts with, each once.
-  std::vector<unsigned> conflicts(const Footprint& c) {
-    std::vector<unsigned> roots;
-    auto add = [&](unsigned child) { roots.push_back(sets.find(child)); };
-    for (uint32_t v : c.reads) {
-      if (auto w = lastWriter.find(v); w != lastWriter.end()) add(w->second);
-    }
-    for (uint32_t v : c.writes) {
-      if (auto w = lastWriter.find(v); w != lastWriter.end()) add(w->second);
-      if (auto r = readersSince.find(v); r != readersSince.end()) {
-        for (unsigned reader : r->second) add(reader);
-      }
-    }
-    std::sort(roots.begin(), roots.end());
-    roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
-    return roots;
-  }
-  void note(const Footprint& c, unsigned k) {
-    for (uint32_t v : c.reads) readersSince[v].push_back(k);
-    for (uint32_t v : c.writes) {
-      readersSince.erase(v);
-      lastWriter[v] = k;
-    }
-  }
   // Ends the group of children [begin, end).
   void close(unsigned end) {
     lastWriter.clear();
     readersSince.clear();
+    std::vector<std::vector<unsigned>> waits = std::move(waitsFor);
+    waitsFor.clear();
     if (end - begin < 2) return;
     LaneGroup g;
     g.begin = begin;
     g.end = end;
-    std::vector<uint64_t> work;
-    absl::flat_hash_map<unsigned, unsigned> laneOf;  // root -> lane
-    std::vector<unsigned> anywhere;                  // children that touch nothing
-    for (unsigned k = begin; k < end; ++k) {
-      const Footprint& c = *children[k];
-      if (c.touchesNothing()) {
-        anywhere.push_back(k);
-        continue;
+    g.dependents.resize(end - begin);
+    g.numDeps.resize(end - begin);
+    // The heaviest chain of waits ending at each child.
+    std::vector<uint64_t> chain(end - begin);
+    uint64_t total = 0, longest = 0;
+    for (unsigned i = 0; i < end - begin; ++i) {
+      uint64_t before = 0;
+      for (unsigned k : waits[i]) {
+        g.dependents[k - begin].push_back(i);
+        before = std::max(before, chain[k - begin]);
       }
-      auto [it, added] = laneOf.emplace(sets.find(k), static_cast<unsigned>(g.lanes.size()));
-      if (added) {
-        g.lanes.emplace_back();
-        work.push_back(0);
-      }
-      g.lanes[it->second].push_back(k);
-      work[it->second] += c.work;
+      g.numDeps[i] = static_cast<unsigned>(waits[i].size());
+      chain[i] = before + children[begin + i]->work;
+      total += children[begin + i]->work;
+      longest = std::max(longest, chain[i]);
     }
-    if (g.lanes.size() < 2) return;
-    std::sort(work.rbegin(), work.rend());
-    if (work[1] < minLaneWork) return;
-    // Children that touch no memory only log their cycles: any lane may
-    // run them, in its program order.
-    std::vector<unsigned>& first = g.lanes[0];
-    first.insert(first.end(), anywhere.begin(), anywhere.end());
-    std::sort(first.begin(), first.end());
+    if (total - longest < minLaneWork || total == longest) return;
     groups.push_back(std::move(g));
   }
 
   const std::vector<const Footprint*>& children;
   const uint64_t minLaneWork;
-  DisjointSets sets;
   unsigned begin = 0;
+  // For each child of the open group (by position - begin), the children
+  // (by position) it waits for.
+  std::vector<std::vector<unsigned>> waitsFor;
   absl::flat_hash_map<uint32_t, unsigned> lastWriter;
   absl::flat_hash_map<uint32_t, std::vector<unsigned>> readersSince;  // the last write
   std::vector<LaneGroup> groups;
@@ -224,7 +194,7 @@ void EngineImpl::planLanes() {
     if (st.kind != Kind::SEQUENCE || st.children.size() < 2) continue;
     std::vector<const Footprint*> children;
     for (unsigned c : st.children) children.push_back(&fp[c]);
-    st.laneGroups = GroupBuilder(children, options.minLaneWork).build();
+    st.laneGroups = DagBuilder(children, options.minLaneWork).build();
     if (st.laneGroups.empty()) continue;
     st.laneGroupAt.assign(st.children.size(), -1);
     for (size_t g = 0; g < st.laneGroups.size(); ++g) {
@@ -239,15 +209,13 @@ absl::Status EngineImpl::runLanes(ReplicaRun& run, unsigned seq, const LaneGroup
   std::vector<std::vector<LaneEvent>> logs(n);
   std::vector<absl::Status> outcomes(n);
   LaneThreads threads(*run.threads);
-  threads.run(static_cast<unsigned>(g.lanes.size()), [&](unsigned l) {
-    for (unsigned pos : g.lanes[l]) {
-      ReplicaRun lane(target.getNumIPUs(), run.replica, run.memory);
-      lane.threads = &threads;
-      lane.log = &logs[pos - g.begin];
-      lane.stack.push_back(ReplicaRun::Frame{children[pos]});
-      outcomes[pos - g.begin] = advance(lane);
-      if (!outcomes[pos - g.begin].ok()) return;  // as a serial run would stop
-    }
+  threads.runGraph(g.dependents, g.numDeps, [&](unsigned i) {
+    ReplicaRun lane(target.getNumIPUs(), run.replica, run.memory);
+    lane.threads = &threads;
+    lane.log = &logs[i];
+    lane.stack.push_back(ReplicaRun::Frame{children[g.begin + i]});
+    outcomes[i] = advance(lane);
+    return outcomes[i].ok();  // else the children after it do not start
   });
   // In program order, up to the first child that failed: what a serial run
   // would have recorded before its error.

@@ -286,6 +286,130 @@ TEST(HostParallelTest, ALaneErrorIsTheOneProgramOrderMeetsFirst) {
   EXPECT_THAT(o.status.message(), HasSubstr("b2 failed"));
 }
 
+// One IPU: x is doubled ("p"), then y = x + x ("a") and z = x + x ("b")
+// both read it, then w = y + z ("c"); four times over, w streamed out. a
+// and b wait for p only, so they run side by side although each reads what
+// the same compute set wrote (a fork, not two separate chains). With
+// `meet`, the k-th a waits (up to 10 s) for the k-th b, which follows it
+// in program order. b fails at its `failBAt`-th execution.
+struct ForkProgram {
+  explicit ForkProgram(bool meet, unsigned failBAt = 0)
+      : device(testing::SmallDevice(4, 1)), graph(device.getTarget()) {
+    Tensor x = graph.addVariable(FLOAT, {8}, "x");
+    Tensor y = graph.addVariable(FLOAT, {8}, "y");
+    Tensor z = graph.addVariable(FLOAT, {8}, "z");
+    Tensor w = graph.addVariable(FLOAT, {8}, "w");
+    std::function<void()> waitForB, countB;
+    if (meet) {
+      waitForB = [this] {
+        const unsigned k = ++aRuns;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (bRuns.load() < k) {
+          if (std::chrono::steady_clock::now() > deadline) {
+            metB = false;
+            return;
+          }
+          std::this_thread::yield();
+        }
+      };
+      countB = [this] { ++bRuns; };
+    }
+    ComputeSet p = Scale(graph, x, 2.f, "p", log);
+    ComputeSet a = Add(x, x, y, "a", waitForB);
+    ComputeSet b = Add(x, x, z, "b", countB, failBAt);
+    ComputeSet c = Add(y, z, w, "c");
+    DataStream in = graph.addHostToDeviceFIFO("in", FLOAT, 8);
+    DataStream out = graph.addDeviceToHostFIFO("out", FLOAT, 8);
+    prog.add(Copy(in, x));
+    prog.add(Repeat(4, Sequence({Execute(p), Execute(a), Execute(b), Execute(c)})));
+    prog.add(Copy(w, out));
+  }
+  // out = first + second, one vertex per tile; the bulk executor calls
+  // `before` and fails at its `failAt`-th execution.
+  ComputeSet Add(const Tensor& first, const Tensor& second, const Tensor& out,
+                 const std::string& name, std::function<void()> before = nullptr,
+                 unsigned failAt = 0) {
+    ComputeSet cs = graph.addComputeSet(name);
+    for (unsigned tile = 0; tile < 4; ++tile) {
+      graph.setTileMapping(out.slice(tile * 2, tile * 2 + 2), tile);
+      VertexRef v = graph.addVertex(cs, "test::AddVectors",
+                                    {{"a", first.slice(tile * 2, tile * 2 + 2)},
+                                     {"b", second.slice(tile * 2, tile * 2 + 2)},
+                                     {"out", out.slice(tile * 2, tile * 2 + 2)}});
+      graph.setTileMapping(v, tile);
+    }
+    auto executions = std::make_shared<std::atomic<unsigned>>(0);
+    graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) -> absl::Status {
+      if (before) before();
+      if (++*executions == failAt) return absl::InvalidArgumentError(name + " failed");
+      ReadView<float> f(ctx, first), g(ctx, second);
+      WriteView<float> o(ctx, out);
+      for (size_t i = 0; i < o.size(); ++i) o[i] = f[i] + g[i];
+      return absl::OkStatus();
+    });
+    return cs;
+  }
+  Outcome Run(HostThreads* threads) {
+    Outcome o;
+    absl::StatusOr<Engine> engine =
+        Engine::create(graph, prog, OptionFlags{{"debug.minLaneWork", "0"}});
+    if (!engine.ok()) {
+      o.status = engine.status();
+      return o;
+    }
+    std::vector<float> x(8);
+    for (int i = 0; i < 8; ++i) x[i] = static_cast<float>(i) / 4;
+    o.outputs.assign(1, std::vector<float>(8));
+    absl::Status s = engine->connectStream("in", x.data(), x.data() + 8);
+    s.Update(engine->connectStream("out", o.outputs[0].data(), o.outputs[0].data() + 8));
+    engine->setHostThreads(threads);
+    if (s.ok()) s = engine->load(device);
+    if (s.ok()) s = engine->run();
+    o.status = s;
+    o.cycles = engine->getLastRunStats().cycles;
+    o.profile = profileToJson(engine->getProfile());
+    return o;
+  }
+  std::atomic<unsigned> aRuns{0};
+  std::atomic<unsigned> bRuns{0};
+  std::atomic<bool> metB{true};
+  std::shared_ptr<ThreadLog> log = std::make_shared<ThreadLog>();
+  Device device;
+  Graph graph;
+  Sequence prog;
+};
+
+TEST(HostParallelTest, TwoReadersOfOneResultRunSideBySide) {
+  ForkProgram serial(/*meet=*/false);
+  const Outcome one = serial.Run(nullptr);
+  ASSERT_TRUE(one.status.ok()) << one.status;
+  // x doubles each time round; w = 4 x after it.
+  for (int i = 0; i < 8; ++i) EXPECT_FLOAT_EQ(one.outputs[0][i], 4 * 16 * (i / 4.f)) << i;
+
+  ForkProgram fork(/*meet=*/true);
+  SpawnedHostThreads two(2);
+  const Outcome side = fork.Run(&two);
+  ASSERT_TRUE(side.status.ok()) << side.status;
+  EXPECT_EQ(side.outputs, one.outputs);
+  EXPECT_EQ(side.cycles, one.cycles);
+  EXPECT_EQ(side.profile, one.profile);
+  // Each a met the b after it: they ran side by side.
+  EXPECT_TRUE(fork.metB.load()) << "a waited 10 s for b: the two readers of x ran one after the other";
+  EXPECT_EQ(fork.bRuns.load(), 4u);
+}
+
+TEST(HostParallelTest, AChildAfterAFailedOneDoesNotStart) {
+  // b fails in the third round; c reads what b writes, so it never runs
+  // that round, and the run's error is b's, on one thread or two.
+  for (unsigned threads : {1u, 2u}) {
+    ForkProgram p(/*meet=*/false, /*failBAt=*/3);
+    SpawnedHostThreads host(threads);
+    const Outcome o = p.Run(&host);
+    EXPECT_EQ(o.status.code(), absl::StatusCode::kInvalidArgument) << o.status;
+    EXPECT_THAT(o.status.message(), HasSubstr("b failed")) << threads << " threads";
+  }
+}
+
 // A graph of many small compute sets (more than one batch of the
 // engine's analysis), with vertices that read other tiles' elements and
 // vertices of other sizes, compiled on `threads`. Compute sets listed in

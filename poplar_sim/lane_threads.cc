@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <queue>
 #include <thread>
 
 namespace poplar_sim {
@@ -27,12 +29,33 @@ void Idle(unsigned& spins) {
   }
 }
 
+// Which of the LaneThreads' threads this is (set where each starts its
+// share of run() or runGraph(); 0 elsewhere).
+thread_local unsigned tlsThread = 0;
+
+// The caller of run() or runGraph() is thread 0, the others 1, 2, ... as
+// they arrive: not the shard index the outer threads give, since a pool
+// may hand shard 0 to a helper and part 0's data sits in the caller's
+// cache (it runs the products outside lanes, part 0 first, as RunShards
+// does).
+unsigned ThreadNumber(std::thread::id caller, std::atomic<unsigned>& helpers) {
+  if (std::this_thread::get_id() == caller) return 0;
+  return 1 + helpers.fetch_add(1, std::memory_order_relaxed);
+}
+
 }  // namespace
 
-void LaneThreads::Job::runClaimed() {
-  for (unsigned i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
+void LaneThreads::Job::runClaimed(unsigned thread, unsigned numThreads) {
+  auto runPart = [&](unsigned i) {
+    unclaimed.fetch_sub(1, std::memory_order_relaxed);
     (*fn)(i);
     done.fetch_add(1, std::memory_order_acq_rel);
+  };
+  for (unsigned i = thread; i < n; i += std::max(1u, numThreads)) {
+    if (claim(i)) runPart(i);
+  }
+  for (unsigned i = 0; i < n && unclaimed.load(std::memory_order_relaxed) > 0; ++i) {
+    if (claim(i)) runPart(i);
   }
 }
 
@@ -41,7 +64,10 @@ void LaneThreads::run(unsigned n, const std::function<void(unsigned)>& lane) {
   lanesLeft_.store(n, std::memory_order_release);
   // Each thread takes lanes until none is left, then helps: a thread never
   // waits for a lane nobody has taken.
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<unsigned> helpers{0};
   outer_.parallelFor(std::min(n, outer_.numThreads()), [&](unsigned) {
+    tlsThread = ThreadNumber(caller, helpers);
     for (unsigned l; (l = nextLane_.fetch_add(1, std::memory_order_relaxed)) < n;) {
       lane(l);
       lanesLeft_.fetch_sub(1, std::memory_order_acq_rel);
@@ -50,26 +76,119 @@ void LaneThreads::run(unsigned n, const std::function<void(unsigned)>& lane) {
   });
 }
 
+bool LaneThreads::helpOnce() {
+  std::shared_ptr<Job> job;
+  if (posted_.load(std::memory_order_acquire) > 0) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const std::shared_ptr<Job>& j : jobs_) {
+      if (j->unclaimed.load(std::memory_order_relaxed) > 0) {
+        job = j;
+        break;
+      }
+    }
+  }
+  if (!job) return false;
+  job->runClaimed(tlsThread, numThreads());
+  return true;
+}
+
 void LaneThreads::help() {
   unsigned spins = 0;
   while (lanesLeft_.load(std::memory_order_acquire) > 0) {
-    std::shared_ptr<Job> job;
-    if (posted_.load(std::memory_order_acquire) > 0) {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (const std::shared_ptr<Job>& j : jobs_) {
-        if (j->next.load(std::memory_order_relaxed) < j->n) {
-          job = j;
-          break;
-        }
-      }
-    }
-    if (job) {
-      job->runClaimed();
+    if (helpOnce()) {
       spins = 0;
     } else {
       Idle(spins);
     }
   }
+}
+
+void LaneThreads::runGraph(const std::vector<std::vector<unsigned>>& dependents,
+                           std::vector<unsigned> deps,
+                           const std::function<bool(unsigned)>& task) {
+  const unsigned n = static_cast<unsigned>(deps.size());
+  std::mutex mu;
+  // The ready tasks, the first in index order on top; how many tasks are
+  // neither finished nor dropped; the first task that failed (n: none).
+  std::priority_queue<unsigned, std::vector<unsigned>, std::greater<unsigned>> ready;
+  unsigned unfinished = n;
+  unsigned stopAt = n;
+  for (unsigned t = 0; t < n; ++t) {
+    if (deps[t] == 0) ready.push(t);
+  }
+  // Under mu: task t is finished (or dropped); its dependents after a
+  // failure are dropped, and theirs, since they will never run.
+  auto finish = [&](unsigned t) {
+    std::vector<unsigned> done = {t};
+    while (!done.empty()) {
+      const unsigned d = done.back();
+      done.pop_back();
+      --unfinished;
+      for (unsigned w : dependents[d]) {
+        if (--deps[w] > 0) continue;
+        if (w < stopAt) {
+          ready.push(w);
+        } else {
+          done.push_back(w);
+        }
+      }
+    }
+  };
+  // Mirrors of ready.size() and unfinished == 0, for threads that wait.
+  std::atomic<unsigned> readyCount{static_cast<unsigned>(ready.size())};
+  std::atomic<bool> allDone{n == 0};
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<unsigned> helpers{0};
+  outer_.parallelFor(std::min(n, outer_.numThreads()), [&](unsigned) {
+    tlsThread = ThreadNumber(caller, helpers);
+    unsigned spins = 0;
+    unsigned t = n;  // the task this thread runs next, if any
+    for (;;) {
+      if (t == n) {
+        if (allDone.load(std::memory_order_acquire)) return;
+        if (readyCount.load(std::memory_order_acquire) > 0) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (!ready.empty()) {
+            t = ready.top();
+            ready.pop();
+            readyCount.store(static_cast<unsigned>(ready.size()), std::memory_order_release);
+          }
+        }
+        if (t == n) {
+          if (helpOnce()) {
+            spins = 0;
+          } else {
+            Pause(spins);
+          }
+          continue;
+        }
+      }
+      spins = 0;
+      const bool ok = task(t);
+      std::lock_guard<std::mutex> lock(mu);
+      if (!ok && t < stopAt) {
+        stopAt = t;
+        // The ready tasks after it will not start.
+        std::vector<unsigned> keep, drop;
+        for (; !ready.empty(); ready.pop()) (ready.top() < stopAt ? keep : drop).push_back(ready.top());
+        for (unsigned k : keep) ready.push(k);
+        for (unsigned d : drop) finish(d);
+      }
+      finish(t);
+      // The next task without a second look at the lock: a chain of tasks
+      // stays on one thread (and its data in that core's cache).
+      t = n;
+      if (!ready.empty()) {
+        t = ready.top();
+        ready.pop();
+      }
+      readyCount.store(static_cast<unsigned>(ready.size()), std::memory_order_release);
+      if (unfinished == 0) {
+        allDone.store(true, std::memory_order_release);
+        return;
+      }
+    }
+  });
 }
 
 void LaneThreads::parallelFor(unsigned n, const std::function<void(unsigned)>& fn) {
@@ -83,7 +202,7 @@ void LaneThreads::parallelFor(unsigned n, const std::function<void(unsigned)>& f
     jobs_.push_back(job);
     posted_.fetch_add(1, std::memory_order_release);
   }
-  job->runClaimed();
+  job->runClaimed(tlsThread, numThreads());
   {
     std::lock_guard<std::mutex> lock(mu_);
     jobs_.erase(std::find(jobs_.begin(), jobs_.end(), job));

@@ -70,10 +70,11 @@ struct EngineOptions {
   bool executeVerticesIndividually = false; // debug.executeVerticesIndividually
   uint64_t maxTraceEvents = 100000;         // debug.maxTraceEvents
   // debug.minLaneWork (not a Poplar option): children of a sequence that
-  // share no memory run side by side on the host threads when the second
-  // largest of their lanes has at least this much work (flops of compute
-  // sets plus elements copied; below it a hand-off to another thread costs
-  // more than it saves). Tests lower it to run small programs as lanes.
+  // do not depend on each other run side by side on the host threads when
+  // the work beside their longest chain of dependencies is at least this
+  // much (flops of compute sets plus elements copied; below it a hand-off
+  // to another thread costs more than it saves). Tests lower it to run
+  // small programs side by side.
   uint64_t minLaneWork = 200000;
   // debug.checkVertexFields: vertex-by-vertex execution bounds-checks
   // indexing of vector fields (see vertex.h). The project's tests turn it
