@@ -76,6 +76,55 @@ struct Outcome {
   std::string profile;  // as JSON
 };
 
+// Two compute sets that must run side by side to get on: the k-th run of
+// the first (wait()) waits up to 10 s for the k-th run of the second
+// (arrive()), which comes after it in program order. `met` stays true if
+// every wait ended in time.
+struct Meeting {
+  std::function<void()> wait() {
+    return [this] {
+      const unsigned k = ++waits;
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (arrivals.load() < k) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          met = false;
+          return;
+        }
+        std::this_thread::yield();
+      }
+    };
+  }
+  std::function<void()> arrive() {
+    return [this] { ++arrivals; };
+  }
+  std::atomic<unsigned> waits{0};
+  std::atomic<unsigned> arrivals{0};
+  std::atomic<bool> met{true};
+};
+
+// Compiles `prog` to run side by side however little work it has, lets
+// `connect` attach the streams (outputs into the Outcome), runs it once on
+// `threads` and tells what came of it.
+Outcome RunSideBySide(Graph& graph, const Sequence& prog, Device& device,
+                      HostThreads* threads,
+                      const std::function<absl::Status(Engine&, Outcome&)>& connect) {
+  Outcome o;
+  absl::StatusOr<Engine> engine =
+      Engine::create(graph, prog, OptionFlags{{"debug.minLaneWork", "0"}});
+  if (!engine.ok()) {
+    o.status = engine.status();
+    return o;
+  }
+  absl::Status s = connect(*engine, o);
+  engine->setHostThreads(threads);
+  if (s.ok()) s = engine->load(device);
+  if (s.ok()) s = engine->run();
+  o.status = s;
+  o.cycles = engine->getLastRunStats().cycles;
+  o.profile = profileToJson(engine->getProfile());
+  return o;
+}
+
 // x (8 floats per replica, its own values) is scaled in a loop that prints
 // it, averaged over the replicas, scaled again and streamed out.
 Outcome RunReplicated(unsigned replicas, HostThreads* threads, bool callbackInput = false) {
@@ -172,29 +221,14 @@ TEST(HostParallelTest, AStreamCallbackKeepsReplicasInOrder) {
 struct TwoIpuProgram {
   explicit TwoIpuProgram(unsigned failA2At = 0, unsigned failB2At = 0, bool meet = false)
       : device(testing::SmallDevice(4, 2)), graph(device.getTarget()) {
-    std::function<void()> waitForB1, countB1;
-    if (meet) {
-      waitForB1 = [this] {
-        const unsigned k = ++a1Runs;
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (b1Runs.load() < k) {
-          if (std::chrono::steady_clock::now() > deadline) {
-            metB1 = false;
-            return;
-          }
-          std::this_thread::yield();
-        }
-      };
-      countB1 = [this] { ++b1Runs; };
-    }
     Graph ipu0 = graph.createVirtualGraphForIPU(0);
     Graph ipu1 = graph.createVirtualGraphForIPU(1);
     Tensor a = ipu0.addVariable(FLOAT, {8}, "a");
     Tensor b = ipu1.addVariable(FLOAT, {8}, "b");
     Tensor a_on_1 = ipu1.addVariable(FLOAT, {8}, "a_on_1");
     ipu1.setTileMapping(a_on_1, 0);
-    ComputeSet a1 = Scale(ipu0, a, 1.5f, "a1", ipu0Log, 0, "", waitForB1);
-    ComputeSet b1 = Scale(ipu1, b, 0.5f, "b1", ipu1Log, 0, "", countB1);
+    ComputeSet a1 = Scale(ipu0, a, 1.5f, "a1", ipu0Log, 0, "", meet ? b1Meeting.wait() : nullptr);
+    ComputeSet b1 = Scale(ipu1, b, 0.5f, "b1", ipu1Log, 0, "", meet ? b1Meeting.arrive() : nullptr);
     ComputeSet a2 = Scale(ipu0, a, 1.25f, "a2", ipu0Log, failA2At, "a2 failed");
     ComputeSet b2 = Scale(ipu1, b, 3.f, "b2", ipu1Log, failB2At, "b2 failed");
     DataStream inA = graph.addHostToDeviceFIFO("inA", FLOAT, 8);
@@ -209,35 +243,21 @@ struct TwoIpuProgram {
     prog.add(Copy(b, outB));
   }
   Outcome Run(HostThreads* threads) {
-    Outcome o;
-    // Lanes for work this small (a few flops).
-    absl::StatusOr<Engine> engine =
-        Engine::create(graph, prog, OptionFlags{{"debug.minLaneWork", "0"}});
-    if (!engine.ok()) {
-      o.status = engine.status();
-      return o;
-    }
     std::vector<float> a(8), b(8);
     for (int i = 0; i < 8; ++i) {
       a[i] = static_cast<float>(i);
       b[i] = static_cast<float>(100 - i);
     }
-    o.outputs.assign(2, std::vector<float>(8));
-    absl::Status s = engine->connectStream("inA", a.data(), a.data() + 8);
-    s.Update(engine->connectStream("inB", b.data(), b.data() + 8));
-    s.Update(engine->connectStream("outA", o.outputs[0].data(), o.outputs[0].data() + 8));
-    s.Update(engine->connectStream("outB", o.outputs[1].data(), o.outputs[1].data() + 8));
-    engine->setHostThreads(threads);
-    if (s.ok()) s = engine->load(device);
-    if (s.ok()) s = engine->run();
-    o.status = s;
-    o.cycles = engine->getLastRunStats().cycles;
-    o.profile = profileToJson(engine->getProfile());
-    return o;
+    return RunSideBySide(graph, prog, device, threads, [&](Engine& engine, Outcome& o) {
+      o.outputs.assign(2, std::vector<float>(8));
+      absl::Status s = engine.connectStream("inA", a.data(), a.data() + 8);
+      s.Update(engine.connectStream("inB", b.data(), b.data() + 8));
+      s.Update(engine.connectStream("outA", o.outputs[0].data(), o.outputs[0].data() + 8));
+      s.Update(engine.connectStream("outB", o.outputs[1].data(), o.outputs[1].data() + 8));
+      return s;
+    });
   }
-  std::atomic<unsigned> a1Runs{0};
-  std::atomic<unsigned> b1Runs{0};
-  std::atomic<bool> metB1{true};
+  Meeting b1Meeting;  // each a1 meets the b1 after it
   std::shared_ptr<ThreadLog> ipu0Log = std::make_shared<ThreadLog>();
   std::shared_ptr<ThreadLog> ipu1Log = std::make_shared<ThreadLog>();
   Device device;
@@ -264,8 +284,8 @@ TEST(HostParallelTest, LanesOnTwoIpusGiveWhatOneThreadGives) {
     EXPECT_FLOAT_EQ(one.outputs[1][i], (100 - i) * 1.5f * 1.5f * 1.5f * 1.5f);
   }
   // Each a1 met the b1 that follows it: the lanes ran side by side.
-  EXPECT_TRUE(lanes.metB1.load());
-  EXPECT_EQ(lanes.b1Runs.load(), 4u);
+  EXPECT_TRUE(lanes.b1Meeting.met.load());
+  EXPECT_EQ(lanes.b1Meeting.arrivals.load(), 4u);
 }
 
 TEST(HostParallelTest, ALaneErrorIsTheOneProgramOrderMeetsFirst) {
@@ -299,24 +319,9 @@ struct ForkProgram {
     Tensor y = graph.addVariable(FLOAT, {8}, "y");
     Tensor z = graph.addVariable(FLOAT, {8}, "z");
     Tensor w = graph.addVariable(FLOAT, {8}, "w");
-    std::function<void()> waitForB, countB;
-    if (meet) {
-      waitForB = [this] {
-        const unsigned k = ++aRuns;
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (bRuns.load() < k) {
-          if (std::chrono::steady_clock::now() > deadline) {
-            metB = false;
-            return;
-          }
-          std::this_thread::yield();
-        }
-      };
-      countB = [this] { ++bRuns; };
-    }
     ComputeSet p = Scale(graph, x, 2.f, "p", log);
-    ComputeSet a = Add(x, x, y, "a", waitForB);
-    ComputeSet b = Add(x, x, z, "b", countB, failBAt);
+    ComputeSet a = Add(x, x, y, "a", meet ? bMeeting.wait() : nullptr);
+    ComputeSet b = Add(x, x, z, "b", meet ? bMeeting.arrive() : nullptr, failBAt);
     ComputeSet c = Add(y, z, w, "c");
     DataStream in = graph.addHostToDeviceFIFO("in", FLOAT, 8);
     DataStream out = graph.addDeviceToHostFIFO("out", FLOAT, 8);
@@ -350,29 +355,16 @@ struct ForkProgram {
     return cs;
   }
   Outcome Run(HostThreads* threads) {
-    Outcome o;
-    absl::StatusOr<Engine> engine =
-        Engine::create(graph, prog, OptionFlags{{"debug.minLaneWork", "0"}});
-    if (!engine.ok()) {
-      o.status = engine.status();
-      return o;
-    }
     std::vector<float> x(8);
     for (int i = 0; i < 8; ++i) x[i] = static_cast<float>(i) / 4;
-    o.outputs.assign(1, std::vector<float>(8));
-    absl::Status s = engine->connectStream("in", x.data(), x.data() + 8);
-    s.Update(engine->connectStream("out", o.outputs[0].data(), o.outputs[0].data() + 8));
-    engine->setHostThreads(threads);
-    if (s.ok()) s = engine->load(device);
-    if (s.ok()) s = engine->run();
-    o.status = s;
-    o.cycles = engine->getLastRunStats().cycles;
-    o.profile = profileToJson(engine->getProfile());
-    return o;
+    return RunSideBySide(graph, prog, device, threads, [&](Engine& engine, Outcome& o) {
+      o.outputs.assign(1, std::vector<float>(8));
+      absl::Status s = engine.connectStream("in", x.data(), x.data() + 8);
+      s.Update(engine.connectStream("out", o.outputs[0].data(), o.outputs[0].data() + 8));
+      return s;
+    });
   }
-  std::atomic<unsigned> aRuns{0};
-  std::atomic<unsigned> bRuns{0};
-  std::atomic<bool> metB{true};
+  Meeting bMeeting;  // each a meets the b after it
   std::shared_ptr<ThreadLog> log = std::make_shared<ThreadLog>();
   Device device;
   Graph graph;
@@ -394,8 +386,8 @@ TEST(HostParallelTest, TwoReadersOfOneResultRunSideBySide) {
   EXPECT_EQ(side.cycles, one.cycles);
   EXPECT_EQ(side.profile, one.profile);
   // Each a met the b after it: they ran side by side.
-  EXPECT_TRUE(fork.metB.load()) << "a waited 10 s for b: the two readers of x ran one after the other";
-  EXPECT_EQ(fork.bRuns.load(), 4u);
+  EXPECT_TRUE(fork.bMeeting.met.load()) << "a waited 10 s for b: the two readers of x ran one after the other";
+  EXPECT_EQ(fork.bMeeting.arrivals.load(), 4u);
 }
 
 TEST(HostParallelTest, AChildAfterAFailedOneDoesNotStart) {
