@@ -68,18 +68,10 @@ class SlicesNode : public DatasetNode {
       absl::Status GetNextRows(int64_t max_rows, Element* out, int64_t* rows) override {
         *rows = std::max<int64_t>(0, std::min(max_rows, n_->Cardinality() - next_));
         if (*rows == 0) return absl::OkStatus();
-        Element block;
-        for (const Tensor& c : n_->components_) {
-          TensorShape shape = c.shape();
-          shape.set_dim(0, *rows);
-          ASSIGN_OR_RETURN(Tensor b, Tensor::Create(c.dtype(), shape));
-          const int64_t per_row = b.NumElements() / *rows;
-          RETURN_IF_ERROR(CopyElements(c, next_ * per_row, &b, 0, *rows * per_row));
-          block.push_back(std::move(b));
-        }
+        std::vector<int64_t> picked(*rows);
+        for (int64_t r = 0; r < *rows; ++r) picked[r] = next_ + r;
         next_ += *rows;
-        *out = std::move(block);
-        return absl::OkStatus();
+        return n_->Gather(picked, out);
       }
 
      private:
@@ -89,9 +81,43 @@ class SlicesNode : public DatasetNode {
     return std::make_unique<It>(Self(this));
   }
 
+  const std::vector<Tensor>& components() const { return components_; }
+  // Rows `rows` (in range) of each component, stacked: one copy per run of
+  // consecutive rows.
+  absl::Status Gather(const std::vector<int64_t>& rows, Element* out) const {
+    Element stacked;
+    const int64_t n = static_cast<int64_t>(rows.size());
+    for (const Tensor& c : components_) {
+      TensorShape shape = c.shape();
+      shape.set_dim(0, n);
+      ASSIGN_OR_RETURN(Tensor b, Tensor::Create(c.dtype(), shape));
+      const int64_t per_row = b.NumElements() / n;
+      for (int64_t r = 0; r < n;) {
+        int64_t run = 1;
+        while (r + run < n && rows[r + run] == rows[r] + run) ++run;
+        RETURN_IF_ERROR(CopyElements(c, rows[r] * per_row, &b, r * per_row, run * per_row));
+        r += run;
+      }
+      stacked.push_back(std::move(b));
+    }
+    *out = std::move(stacked);
+    return absl::OkStatus();
+  }
+
  private:
   std::vector<Tensor> components_;
 };
+
+// Takes an item of `buffer` at random, its place filled by the last one.
+template <typename T>
+T TakeAtRandom(std::vector<T>& buffer, std::mt19937_64& rng) {
+  std::uniform_int_distribution<size_t> pick(0, buffer.size() - 1);
+  const size_t i = pick(rng);
+  std::swap(buffer[i], buffer.back());
+  T item = std::move(buffer.back());
+  buffer.pop_back();
+  return item;
+}
 
 class ShuffleNode : public DatasetNode {
  public:
@@ -118,11 +144,7 @@ class ShuffleNode : public DatasetNode {
         }
         *end = buffer_.empty();
         if (*end) return absl::OkStatus();
-        std::uniform_int_distribution<size_t> pick(0, buffer_.size() - 1);
-        size_t i = pick(rng_);
-        std::swap(buffer_[i], buffer_.back());
-        *out = std::move(buffer_.back());
-        buffer_.pop_back();
+        *out = TakeAtRandom(buffer_, rng_);
         return absl::OkStatus();
       }
 
@@ -133,10 +155,62 @@ class ShuffleNode : public DatasetNode {
       std::vector<Element> buffer_;
       bool input_done_ = false;
     };
+    // Slices shuffled: the buffer holds row numbers, not copies of the rows
+    // (a whole-dataset buffer, as Keras's fit makes, would copy every
+    // example into a tensor of its own); the same draws pick the same rows,
+    // and a batch copies each picked row once, into the batch.
+    class RowsIt : public Iterator {
+     public:
+      RowsIt(std::shared_ptr<const ShuffleNode> n, std::shared_ptr<const SlicesNode> slices,
+             uint64_t seed)
+          : n_(std::move(n)), slices_(std::move(slices)), rng_(seed) {}
+      absl::Status GetNext(Element* out, bool* end) override {
+        int64_t row;
+        *end = !NextRow(&row);
+        if (*end) return absl::OkStatus();
+        out->clear();
+        for (const Tensor& c : slices_->components()) {
+          ASSIGN_OR_RETURN(Tensor slice, Slice0(c, row));
+          out->push_back(std::move(slice));
+        }
+        return absl::OkStatus();
+      }
+      absl::Status GetNextRows(int64_t max_rows, Element* out, int64_t* rows) override {
+        std::vector<int64_t> picked;
+        for (int64_t row; static_cast<int64_t>(picked.size()) < max_rows && NextRow(&row);) {
+          picked.push_back(row);
+        }
+        *rows = static_cast<int64_t>(picked.size());
+        if (*rows == 0) return absl::OkStatus();
+        return slices_->Gather(picked, out);
+      }
+
+     private:
+      // As It::GetNext draws: the buffer refilled from the rows not yet
+      // taken, then one taken at random.
+      bool NextRow(int64_t* row) {
+        while (static_cast<int64_t>(buffer_.size()) < n_->buffer_ &&
+               next_ < slices_->Cardinality()) {
+          buffer_.push_back(next_++);
+        }
+        if (buffer_.empty()) return false;
+        *row = TakeAtRandom(buffer_, rng_);
+        return true;
+      }
+      std::shared_ptr<const ShuffleNode> n_;
+      std::shared_ptr<const SlicesNode> slices_;
+      std::mt19937_64 rng_;
+      std::vector<int64_t> buffer_;
+      int64_t next_ = 0;
+    };
     // Each new iterator (each epoch under Repeat) draws a new order from the
     // seed sequence, deterministically.
     uint64_t epoch = epochs_.fetch_add(1);
-    return std::make_unique<It>(Self<ShuffleNode>(this), seed_ * 0x9E3779B97F4A7C15ull + epoch);
+    const uint64_t seed = seed_ * 0x9E3779B97F4A7C15ull + epoch;
+    if (auto slices = std::dynamic_pointer_cast<const SlicesNode>(input_)) {
+      return std::make_unique<RowsIt>(Self<ShuffleNode>(this), std::move(slices), seed);
+    }
+    return std::make_unique<It>(Self<ShuffleNode>(this), seed);
   }
 
  private:

@@ -143,6 +143,33 @@ TEST(DatasetTest, ShuffleIsAPermutationAndSeeded) {
   EXPECT_NE(a, Labels(All(Ten())));
 }
 
+// Shuffled slices keep row numbers in the buffer and copy each row once,
+// into its batch; the order and the values must be those of shuffling
+// copies of the rows (an identity Map hides the slices from Shuffle), for
+// a small buffer and a whole-dataset one, one by one and batched.
+TEST(DatasetTest, ShuffledSlicesAreTheShuffledRows) {
+  const Dataset rows = Ten().Map([](const Element& e) -> absl::StatusOr<Element> { return e; });
+  for (const int64_t buffer : {int64_t{3}, int64_t{10}}) {
+    const std::vector<Element> direct = All(Ten().Shuffle(buffer, 5));
+    const std::vector<Element> copied = All(rows.Shuffle(buffer, 5));
+    ASSERT_EQ(direct.size(), 10u);
+    ASSERT_EQ(copied.size(), 10u);
+    for (size_t i = 0; i < 10; ++i) {
+      EXPECT_EQ(direct[i][0].DebugString(), copied[i][0].DebugString()) << "element " << i;
+      EXPECT_EQ(direct[i][1].DebugString(), copied[i][1].DebugString()) << "element " << i;
+    }
+    const std::vector<Element> batches = All(Ten().Shuffle(buffer, 5).Batch(4, false));
+    const std::vector<Element> stacked = All(rows.Shuffle(buffer, 5).Batch(4, false));
+    ASSERT_EQ(batches.size(), 3u);
+    ASSERT_EQ(stacked.size(), 3u);
+    for (size_t b = 0; b < 3; ++b) {
+      EXPECT_EQ(batches[b][0].DebugString(), stacked[b][0].DebugString()) << "batch " << b;
+      EXPECT_EQ(batches[b][1].DebugString(), stacked[b][1].DebugString()) << "batch " << b;
+    }
+  }
+  EXPECT_NE(Labels(All(Ten().Shuffle(10, 5))), Labels(All(Ten())));
+}
+
 TEST(DatasetTest, RepeatReshufflesEachEpoch) {
   std::vector<int32_t> two = Labels(All(Ten().Shuffle(10, 3).Repeat(2)));
   ASSERT_EQ(two.size(), 20u);
