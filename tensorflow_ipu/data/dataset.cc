@@ -65,7 +65,7 @@ class SlicesNode : public DatasetNode {
       }
       // The next rows of each component are one block of it: one copy per
       // component instead of a tensor per row and a second copy to stack.
-      absl::Status GetNextRows(int64_t max_rows, Element* out, int64_t* rows) override {
+      absl::Status NextRows(int64_t max_rows, Element* out, int64_t* rows) override {
         *rows = std::max<int64_t>(0, std::min(max_rows, n_->Cardinality() - next_));
         if (*rows == 0) return absl::OkStatus();
         std::vector<int64_t> picked(*rows);
@@ -175,7 +175,7 @@ class ShuffleNode : public DatasetNode {
         }
         return absl::OkStatus();
       }
-      absl::Status GetNextRows(int64_t max_rows, Element* out, int64_t* rows) override {
+      absl::Status NextRows(int64_t max_rows, Element* out, int64_t* rows) override {
         std::vector<int64_t> picked;
         for (int64_t row; static_cast<int64_t>(picked.size()) < max_rows && NextRow(&row);) {
           picked.push_back(row);
@@ -402,6 +402,14 @@ class PrefetchNode : public DatasetNode {
 }  // namespace
 
 absl::Status Iterator::GetNextRows(int64_t max_rows, Element* out, int64_t* rows) {
+  if (max_rows < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "GetNextRows: max_rows is ", max_rows, "; it must be at least 1"));
+  }
+  return NextRows(max_rows, out, rows);
+}
+
+absl::Status Iterator::NextRows(int64_t max_rows, Element* out, int64_t* rows) {
   std::vector<Element> elements;
   while (static_cast<int64_t>(elements.size()) < max_rows) {
     Element e;

@@ -36,13 +36,17 @@ class Iterator {
   virtual ~Iterator() = default;
   // Sets `*end` at the end of the data (then `out` is untouched).
   virtual absl::Status GetNext(Element* out, bool* end) = 0;
-  // Up to `max_rows` (>= 1) next elements stacked along a new first
-  // dimension, as Batch stacks them; `*rows` says how many (0 at the end of
-  // the data, and then `out` is untouched). InvalidArgument, naming the
-  // component, when two elements' shapes differ. This default stacks what
-  // GetNext returns; a stage whose rows lie in one tensor (slices of it)
-  // copies the block at once.
-  virtual absl::Status GetNextRows(int64_t max_rows, Element* out, int64_t* rows);
+  // Up to `max_rows` next elements stacked along a new first dimension, as
+  // Batch stacks them; `*rows` says how many (0 at the end of the data, and
+  // then `out` is untouched). InvalidArgument for max_rows below 1, and,
+  // naming the component, when two elements' shapes differ.
+  absl::Status GetNextRows(int64_t max_rows, Element* out, int64_t* rows);
+
+ protected:
+  // GetNextRows for max_rows >= 1. This default stacks what GetNext
+  // returns; a stage whose rows lie in one tensor (slices of it) copies
+  // them from there.
+  virtual absl::Status NextRows(int64_t max_rows, Element* out, int64_t* rows);
 };
 
 namespace internal {

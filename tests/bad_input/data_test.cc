@@ -194,6 +194,36 @@ TEST(BadDatasetTest, BatchAndShuffleSizesBelowOne) {
   EXPECT_EQ(ten.Batch(5, false).Cardinality(), 2);
 }
 
+// Rows asked of an iterator directly (what Batch does): none or fewer than
+// none is an error naming the number, not an empty answer that would read
+// as the end of the data; far more than there are gives what is left, on
+// every path (slices, shuffled slices, elements stacked one by one); the
+// iterator goes on after the error.
+TEST(BadDatasetTest, RowsAskedBeyondReason) {
+  const data::Dataset copies =
+      Ten().Map([](const data::Element& e) -> absl::StatusOr<data::Element> { return e; });
+  for (const data::Dataset& ds : {Ten(), Ten().Shuffle(4, 1), copies}) {
+    std::unique_ptr<data::Iterator> it = ds.MakeIterator().value();
+    data::Element rows;
+    int64_t n = -1;
+    for (int64_t bad : {int64_t{0}, int64_t{-4}, std::numeric_limits<int64_t>::min()}) {
+      absl::Status status = it->GetNextRows(bad, &rows, &n);
+      EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+      EXPECT_THAT(std::string(status.message()),
+                  HasSubstr(absl::StrCat("max_rows is ", bad, "; it must be at least 1")));
+    }
+    EXPECT_TRUE(rows.empty()) << "an error left rows behind";
+    absl::Status status = it->GetNextRows(std::numeric_limits<int64_t>::max(), &rows, &n);
+    ASSERT_TRUE(status.ok()) << status;
+    EXPECT_EQ(n, 10);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].shape(), TensorShape({10, 2}));
+    status = it->GetNextRows(3, &rows, &n);
+    ASSERT_TRUE(status.ok()) << status;
+    EXPECT_EQ(n, 0) << "the data had ended";
+  }
+}
+
 // The stages TF1 programs build their infeeds with, given bad arguments:
 // each is an error from MakeIterator naming the stage and the numbers, and
 // the dataset it was built from still works.
