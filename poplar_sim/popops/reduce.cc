@@ -63,10 +63,16 @@ void ReduceRows(Operation op, float scale, const TIn* in, TOut* out,
 // elements (the columns of one stretch of the matrix), so that a band is
 // read as a sweep over memory. Empty when the view is not of that form.
 struct StridedRows {
+  // Rows whose first `real` elements lie `stride` apart from `start`, the
+  // rest (a reduction's padding to whole partials) one repeated element,
+  // element padStart of variable padVar.
   struct Band {
     uint32_t var;
     int64_t start;               // element of the band's first row
     std::vector<size_t> rows;    // output rows, in order of their starts
+    size_t real = 0;
+    uint32_t padVar = 0;
+    int64_t padStart = 0;
   };
   int64_t stride = 0;
   std::vector<Band> bands;
@@ -76,18 +82,34 @@ StridedRows FindStridedRows(const Tensor& in2d, size_t numOut, size_t r) {
   if (numOut == 0 || r < 2 || in2d.runs().empty()) return {};
   const std::vector<ElementRun>& runs = in2d.runs();
   const int64_t stride = runs[0].stride;
+  const int64_t rowLength = static_cast<int64_t>(r);
   struct Row {
     uint32_t var;
     int64_t start;
     size_t index;
+    size_t real;
+    uint32_t padVar;
+    int64_t padStart;
   };
   std::vector<Row> rows;
   rows.reserve(numOut);
-  for (const ElementRun& run : runs) {
-    if (run.count % static_cast<int64_t>(r) != 0 || run.stride != stride) return {};
-    for (int64_t k = 0; k < run.count; k += static_cast<int64_t>(r)) {
-      rows.push_back(Row{run.var, run.at(k), rows.size()});
+  for (size_t j = 0; j < runs.size(); ++j) {
+    const ElementRun& run = runs[j];
+    if (run.stride != stride) return {};
+    const int64_t whole = run.count / rowLength * rowLength;
+    for (int64_t k = 0; k < whole; k += rowLength) {
+      rows.push_back(Row{run.var, run.at(k), rows.size(), r, 0, 0});
     }
+    if (whole == run.count) continue;
+    // A row ending in padding: the next run repeats one element to the
+    // row's end, exactly.
+    if (j + 1 >= runs.size()) return {};
+    const ElementRun& pad = runs[j + 1];
+    const bool oneElement = pad.stride == 0 || pad.count == 1;
+    if (!oneElement || pad.count != rowLength - (run.count - whole)) return {};
+    rows.push_back(Row{run.var, run.at(whole), rows.size(),
+                       static_cast<size_t>(run.count - whole), pad.var, pad.start});
+    ++j;
   }
   if (rows.size() != numOut) return {};
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
@@ -96,19 +118,25 @@ StridedRows FindStridedRows(const Tensor& in2d, size_t numOut, size_t r) {
   StridedRows out;
   out.stride = stride;
   for (size_t i = 0; i < rows.size(); ++i) {
-    const bool extends = i > 0 && rows[i].var == rows[i - 1].var &&
-                         rows[i].start == rows[i - 1].start + 1;
-    if (!extends) out.bands.push_back(StridedRows::Band{rows[i].var, rows[i].start, {}});
-    out.bands.back().rows.push_back(rows[i].index);
+    const Row& row = rows[i];
+    const bool extends = i > 0 && row.var == rows[i - 1].var &&
+                         row.start == rows[i - 1].start + 1 && row.real == rows[i - 1].real &&
+                         (row.real == r || (row.padVar == rows[i - 1].padVar &&
+                                            row.padStart == rows[i - 1].padStart));
+    if (!extends) {
+      out.bands.push_back(
+          StridedRows::Band{row.var, row.start, {}, row.real, row.padVar, row.padStart});
+    }
+    out.bands.back().rows.push_back(row.index);
   }
   return out;
 }
 
 // ReduceRows for a view of StridedRows form, read in place: a band's rows
 // are walked together, element k of each before element k + 1 of any (a
-// sweep over the band's stretch of memory). Each output still folds its
-// row's elements in order, with the same operations as ReduceRows, so the
-// values are the same.
+// sweep over the band's stretch of memory), then the padding. Each output
+// still folds its row's elements in order, with the same operations as
+// ReduceRows, so the values are the same.
 template <typename TIn, typename TOut>
 void ReduceStridedRows(ExecutionContext& ctx, Operation op, float scale,
                        const StridedRows& rows, size_t r, TOut* out) {
@@ -120,11 +148,17 @@ void ReduceStridedRows(ExecutionContext& ctx, Operation op, float scale,
     const size_t n = band.rows.size();
     acc.resize(n);
     C* a = acc.data();
+    const C pad = band.real < r ? C(reinterpret_cast<const TIn*>(
+                                        ctx.variableData(band.padVar))[band.padStart])
+                                : C(0);
     auto sweep = [&](C init, auto f) {
       std::fill(a, a + n, init);
-      for (size_t k = 0; k < r; ++k) {
+      for (size_t k = 0; k < band.real; ++k) {
         const TIn* p = base + static_cast<int64_t>(k) * stride;
         for (size_t i = 0; i < n; ++i) a[i] = f(a[i], C(p[i]));
+      }
+      for (size_t k = band.real; k < r; ++k) {
+        for (size_t i = 0; i < n; ++i) a[i] = f(a[i], pad);
       }
     };
     switch (op) {
