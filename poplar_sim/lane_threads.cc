@@ -137,6 +137,22 @@ void LaneThreads::runGraph(const std::vector<std::vector<unsigned>>& dependents,
   // Mirrors of ready.size() and unfinished == 0, for threads that wait.
   std::atomic<unsigned> readyCount{static_cast<unsigned>(ready.size())};
   std::atomic<bool> allDone{n == 0};
+  // Under mu: the first ready task, or n if there is none. Ready tasks
+  // after a failed one (on top, then all of them) are dropped instead.
+  auto takeReady = [&]() -> unsigned {
+    if (!ready.empty() && ready.top() >= stopAt) {
+      std::vector<unsigned> after;
+      for (; !ready.empty(); ready.pop()) after.push_back(ready.top());
+      for (unsigned d : after) finish(d);  // their dependents come later still
+    }
+    unsigned t = n;
+    if (!ready.empty()) {
+      t = ready.top();
+      ready.pop();
+    }
+    readyCount.store(static_cast<unsigned>(ready.size()), std::memory_order_release);
+    return t;
+  };
   const std::thread::id caller = std::this_thread::get_id();
   std::atomic<unsigned> helpers{0};
   outer_.parallelFor(std::min(n, outer_.numThreads()), [&](unsigned) {
@@ -148,10 +164,10 @@ void LaneThreads::runGraph(const std::vector<std::vector<unsigned>>& dependents,
         if (allDone.load(std::memory_order_acquire)) return;
         if (readyCount.load(std::memory_order_acquire) > 0) {
           std::lock_guard<std::mutex> lock(mu);
-          if (!ready.empty()) {
-            t = ready.top();
-            ready.pop();
-            readyCount.store(static_cast<unsigned>(ready.size()), std::memory_order_release);
+          t = takeReady();
+          if (unfinished == 0) {  // it dropped the last ones
+            allDone.store(true, std::memory_order_release);
+            return;
           }
         }
         if (t == n) {
@@ -166,23 +182,11 @@ void LaneThreads::runGraph(const std::vector<std::vector<unsigned>>& dependents,
       spins = 0;
       const bool ok = task(t);
       std::lock_guard<std::mutex> lock(mu);
-      if (!ok && t < stopAt) {
-        stopAt = t;
-        // The ready tasks after it will not start.
-        std::vector<unsigned> keep, drop;
-        for (; !ready.empty(); ready.pop()) (ready.top() < stopAt ? keep : drop).push_back(ready.top());
-        for (unsigned k : keep) ready.push(k);
-        for (unsigned d : drop) finish(d);
-      }
+      if (!ok) stopAt = std::min(stopAt, t);  // the tasks after it will not start
       finish(t);
       // The next task without a second look at the lock: a chain of tasks
       // stays on one thread (and its data in that core's cache).
-      t = n;
-      if (!ready.empty()) {
-        t = ready.top();
-        ready.pop();
-      }
-      readyCount.store(static_cast<unsigned>(ready.size()), std::memory_order_release);
+      t = takeReady();
       if (unfinished == 0) {
         allDone.store(true, std::memory_order_release);
         return;
