@@ -31,6 +31,8 @@ namespace data {
 // One element: a tuple of tensors (e.g. an image and its label).
 using Element = std::vector<Tensor>;
 
+// One pass over a dataset. Not thread-safe: one thread at a time calls
+// GetNext or GetNextRows (an infeed serialises the runs that read it).
 class Iterator {
  public:
   virtual ~Iterator() = default;
