@@ -309,6 +309,12 @@ absl::StatusOr<MatMulPlan> planMatMul(const Target& target, unsigned numTiles,
 Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
               program::Sequence& prog, const std::string& debugName,
               const OptionFlags& options) {
+  return matMul(graph, a, b, prog, debugName, options, nullptr);
+}
+
+Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
+              program::Sequence& prog, const std::string& debugName,
+              const OptionFlags& options, HostProduct hostProduct) {
   auto fail = [&](absl::Status s) {
     graph.recordError(s);
     return Tensor::makeError(std::move(s));
@@ -425,6 +431,7 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
     graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) {
       WriteView<float> cv(ctx, product);
       Eigen::Map<RowMajor> cm(cv.data(), m, n);
+      if (hostProduct && !halfOperands && hostProduct(ctx, cv.data())) return absl::OkStatus();
       if (halfOperands) {
         cm = HalfAsFloat(ctx, a, m, k) * HalfAsFloat(ctx, b, k, n);
         return absl::OkStatus();

@@ -22,9 +22,11 @@
 #define POPLAR_SIM_POPLIN_MATMUL_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "poplar_sim/execution_context.h"
 #include "poplar_sim/graph.h"
 #include "poplar_sim/option_flags.h"
 #include "poplar_sim/program.h"
@@ -51,6 +53,20 @@ absl::StatusOr<MatMulPlan> planMatMul(const Target& target, unsigned numTiles,
 Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
               program::Sequence& prog, const std::string& debugName = "",
               const OptionFlags& options = {});
+
+// poplar_sim extension: the product of a and b computed on the host by
+// `hostProduct` instead of a generic matrix product, for a caller that
+// knows a faster way to the same values (a convolution's product from its
+// input, without copying out the im2col view `a` is). The program, its
+// vertices and its cost are those of matMul. hostProduct gets the
+// execution context and the product's [m,n] floats (row-major) to fill; it
+// may read only tensors of the variables a and b view (the engine orders
+// compute sets by the variables their vertices connect). When it returns
+// false, or for half operands, the generic product runs.
+using HostProduct = std::function<bool(ExecutionContext& ctx, float* product)>;
+Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
+              program::Sequence& prog, const std::string& debugName,
+              const OptionFlags& options, HostProduct hostProduct);
 
 }  // namespace poplin
 }  // namespace poplar_sim

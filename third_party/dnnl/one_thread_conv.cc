@@ -20,8 +20,8 @@ namespace {
 // each call brings its own scratchpad (dnnl_scratchpad_mode_user).
 struct ConvPrimitives {
   dnnl_primitive_t conv = nullptr;
-  // Between the filter as HWIO and the layout the kernel chose (null when
-  // they are the same).
+  // From the filter as HWIO to the layout the kernel chose (null when they
+  // are the same).
   dnnl_primitive_t reorder = nullptr;
   dnnl_memory_desc_t filter_md{};  // the kernel's layout
   size_t filter_bytes = 0;
@@ -30,11 +30,11 @@ struct ConvPrimitives {
   bool ok = false;
 };
 
-using Key = std::tuple<bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                        int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
 
-Key KeyOf(bool backward, const ConvShape& s) {
-  return Key{backward,      s.batch,       s.in_rows,     s.in_cols,    s.in_depth,
+Key KeyOf(const ConvShape& s) {
+  return Key{s.batch,       s.in_rows,     s.in_cols,    s.in_depth,
              s.filter_rows, s.filter_cols, s.out_depth,   s.out_rows,   s.out_cols,
              s.stride_rows, s.stride_cols, s.pad_top,     s.pad_left};
 }
@@ -97,7 +97,7 @@ bool MakeDescs(const ConvShape& s, Descs* d) {
   return true;
 }
 
-// The forward primitive descriptor (also the hint of the backward one).
+// The forward primitive descriptor.
 dnnl_primitive_desc_t ForwardDesc(const Descs& d, const_dnnl_primitive_attr_t attr) {
   dnnl_convolution_desc_t cd;
   if (dnnl_convolution_forward_desc_init(&cd, dnnl_forward_training, dnnl_convolution_direct,
@@ -110,27 +110,17 @@ dnnl_primitive_desc_t ForwardDesc(const Descs& d, const_dnnl_primitive_attr_t at
   return pd;
 }
 
-ConvPrimitives Make(bool backward, const ConvShape& s) {
+ConvPrimitives Make(const ConvShape& s) {
   ConvPrimitives p;
   Descs d;
   if (Engine() == nullptr || !MakeDescs(s, &d)) return p;
   dnnl_primitive_attr_t attr = nullptr;
   if (dnnl_primitive_attr_create(&attr) != dnnl_success) return p;
   dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-  dnnl_primitive_desc_t fwd = ForwardDesc(d, attr);
-  dnnl_primitive_desc_t pd = fwd;
-  if (fwd != nullptr && backward) {
-    pd = nullptr;
-    dnnl_convolution_desc_t bd;
-    if (dnnl_convolution_backward_weights_desc_init(&bd, dnnl_convolution_direct, &d.src,
-                                                    &d.any_filter, nullptr, &d.dst, d.strides,
-                                                    d.pad_l, d.pad_r) == dnnl_success) {
-      if (dnnl_primitive_desc_create(&pd, &bd, attr, Engine(), fwd) != dnnl_success) pd = nullptr;
-    }
-  }
+  dnnl_primitive_desc_t pd = ForwardDesc(d, attr);
   if (pd != nullptr) {
-    const dnnl_memory_desc_t* filter_md = dnnl_primitive_desc_query_md(
-        pd, backward ? dnnl_query_diff_weights_md : dnnl_query_weights_md, 0);
+    const dnnl_memory_desc_t* filter_md =
+        dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     const dnnl_memory_desc_t* scratch = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     if (filter_md != nullptr && dnnl_primitive_create(&p.conv, pd) == dnnl_success) {
       p.filter_md = *filter_md;
@@ -141,31 +131,29 @@ ConvPrimitives Make(bool backward, const ConvShape& s) {
       }
       p.ok = true;
       if (dnnl_memory_desc_equal(filter_md, &d.hwio) == 0) {
-        // HWIO into the kernel's layout (forward), or back (the gradient).
+        // HWIO into the kernel's layout.
         dnnl_primitive_desc_t rd = nullptr;
-        const dnnl_memory_desc_t* from = backward ? filter_md : &d.hwio;
-        const dnnl_memory_desc_t* to = backward ? &d.hwio : filter_md;
-        p.ok = dnnl_reorder_primitive_desc_create(&rd, from, Engine(), to, Engine(), nullptr) ==
+        p.ok = dnnl_reorder_primitive_desc_create(&rd, &d.hwio, Engine(), filter_md, Engine(),
+                                                  nullptr) ==
                    dnnl_success &&
                dnnl_primitive_create(&p.reorder, rd) == dnnl_success;
         if (rd != nullptr) dnnl_primitive_desc_destroy(rd);
       }
     }
   }
-  if (pd != nullptr && pd != fwd) dnnl_primitive_desc_destroy(pd);
-  if (fwd != nullptr) dnnl_primitive_desc_destroy(fwd);
+  if (pd != nullptr) dnnl_primitive_desc_destroy(pd);
   dnnl_primitive_attr_destroy(attr);
   return p;
 }
 
 // Made once per shape and kept for the process's life (a program has few
 // convolution shapes).
-const ConvPrimitives& Primitives(bool backward, const ConvShape& s) {
+const ConvPrimitives& Primitives(const ConvShape& s) {
   static std::mutex* mu = new std::mutex;
   static auto* made = new std::map<Key, ConvPrimitives>;
   std::lock_guard<std::mutex> lock(*mu);
-  auto [it, inserted] = made->try_emplace(KeyOf(backward, s));
-  if (inserted) it->second = Make(backward, s);
+  auto [it, inserted] = made->try_emplace(KeyOf(s));
+  if (inserted) it->second = Make(s);
   return it->second;
 }
 
@@ -237,7 +225,7 @@ bool Execute(const ConvPrimitives* conv, dnnl_primitive_t p,
 
 bool ConvForward(const ConvShape& s, const float* input, const float* filter, float* output) {
   if (input == nullptr || filter == nullptr || output == nullptr) return false;
-  const ConvPrimitives& p = Primitives(/*backward=*/false, s);
+  const ConvPrimitives& p = Primitives(s);
   Descs d;
   if (!p.ok || !MakeDescs(s, &d)) return false;
   AlignedBuffer reordered(p.reorder != nullptr ? p.filter_bytes : 0);
@@ -253,27 +241,6 @@ bool ConvForward(const ConvShape& s, const float* input, const float* filter, fl
                    {{DNNL_ARG_SRC, src.get()},
                     {DNNL_ARG_WEIGHTS, kernel_filter.get()},
                     {DNNL_ARG_DST, dst.get()}});
-  });
-}
-
-bool ConvBackwardFilter(const ConvShape& s, const float* input, const float* out_backprop,
-                        float* filter_grad) {
-  if (input == nullptr || out_backprop == nullptr || filter_grad == nullptr) return false;
-  const ConvPrimitives& p = Primitives(/*backward=*/true, s);
-  Descs d;
-  if (!p.ok || !MakeDescs(s, &d)) return false;
-  AlignedBuffer kernel_grad(p.reorder != nullptr ? p.filter_bytes : 0);
-  return OnOneThread([&] {
-    Memory src(d.src, input), diff_dst(d.dst, out_backprop), hwio(d.hwio, filter_grad);
-    Memory grad(p.filter_md, p.reorder != nullptr ? kernel_grad.data() : filter_grad);
-    if (!Execute(&p, p.conv,
-                 {{DNNL_ARG_SRC, src.get()},
-                  {DNNL_ARG_DIFF_DST, diff_dst.get()},
-                  {DNNL_ARG_DIFF_WEIGHTS, grad.get()}})) {
-      return false;
-    }
-    return p.reorder == nullptr ||
-           Execute(nullptr, p.reorder, {{DNNL_ARG_FROM, grad.get()}, {DNNL_ARG_TO, hwio.get()}});
   });
 }
 

@@ -1,7 +1,6 @@
-// oneDNN's float 2-D convolution (forward, and the filter's gradient) on the
-// calling thread alone, over TensorFlow's layouts: input and output NHWC,
+// oneDNN's float 2-D convolution (forward) on the calling thread alone, over TensorFlow's layouts: input and output NHWC,
 // filter HWIO. The simulator's convolution products use it as their host
-// shortcut (compiler/lowerings/conv.cc): oneDNN's direct kernels read the
+// shortcut for Conv2D (compiler/lowerings/conv.cc): oneDNN's direct kernels read the
 // input's windows in place, where an im2col product first copies every
 // window (9x the input for a 3x3 filter) and then multiplies.
 //
@@ -31,11 +30,6 @@ struct ConvShape {
 
 // output [batch, out_rows, out_cols, out_depth] = input * filter.
 bool ConvForward(const ConvShape& s, const float* input, const float* filter, float* output);
-
-// filter_grad [filter_rows, filter_cols, in_depth, out_depth]: the gradient of
-// the convolution's filter, from its input and the output's gradient.
-bool ConvBackwardFilter(const ConvShape& s, const float* input, const float* out_backprop,
-                        float* filter_grad);
 
 }  // namespace dnnl_one_thread
 
