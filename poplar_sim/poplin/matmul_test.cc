@@ -1,5 +1,6 @@
 #include "poplar_sim/poplin/matmul.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "Eigen/Core"
@@ -39,6 +40,36 @@ TEST(MatMulTest, SmallProductByHand) {
   EXPECT_THAT(r[0], ElementsAre(58, 64, 139, 154));
   EXPECT_THAT(r[1], ElementsAre(58, 64, 139, 154));
   EXPECT_THAT(r[2], ElementsAre(58, 64, 139, 154));
+}
+
+// A host product replaces the generic one in bulk execution (here a
+// deliberately different value, so that its use shows); one that declines
+// leaves the generic product; the vertices, run one by one, never call it.
+TEST(MatMulTest, HostProductStandsInForTheBulkProduct) {
+  int calls = 0;
+  auto build = [&](Graph& g, program::Sequence& p) {
+    Tensor a = Const(g, {2, 3}, {1, 2, 3, 4, 5, 6});
+    Tensor b = Const(g, {3, 2}, {7, 8, 9, 10, 11, 12});
+    HostProduct sevens = [&](ExecutionContext&, float* out) {
+      ++calls;
+      std::fill(out, out + 4, 7.f);
+      return true;
+    };
+    HostProduct declines = [&](ExecutionContext&, float*) {
+      ++calls;
+      return false;
+    };
+    return std::vector<Tensor>{matMul(g, a, b, p, "host", {}, sevens),
+                               matMul(g, a, b, p, "declined", {}, declines)};
+  };
+  auto bulk = testing::RunOnce(build, 4);
+  EXPECT_THAT(bulk[0], ElementsAre(7, 7, 7, 7));
+  EXPECT_THAT(bulk[1], ElementsAre(58, 64, 139, 154));
+  EXPECT_EQ(calls, 2);
+  calls = 0;
+  auto vertices = testing::RunOnce(build, 4, {{"debug.executeVerticesIndividually", "true"}});
+  EXPECT_THAT(vertices[0], ElementsAre(58, 64, 139, 154));
+  EXPECT_EQ(calls, 0);
 }
 
 // Transposed views are read in place as column-major matrices by the bulk
