@@ -1,6 +1,7 @@
 // The same program, data and seeds give bit-identical results across runs
 // and thread-pool sizes, on the CPU executor and on the simulated IPU: an MLP
 // with seeded initializers trained for a few steps with Adam.
+#include <cmath>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -141,6 +142,47 @@ TEST_F(DeterminismTest, LargeProductsSplitOverThreadsAreBitIdentical) {
   ExpectBitIdentical(ipu, Train(true, 2, kLarge));
   ExpectBitIdentical(ipu, Train(true, 3, kLarge));
   EXPECT_LT(cpu[4].data<float>()[0], cpu[0].data<float>()[0]);
+}
+
+// A Conv2D of 6 images (3x3, SAME, 8 -> 16 channels) and its filter
+// gradient, on `threads` threads.
+std::vector<Tensor> Convolve(bool on_ipu, int threads) {
+  Scope root = Scope::NewRootScope();
+  Scope s = on_ipu ? ipu::scopes::ipu_scope(root, "/device:IPU:0") : root;
+  Tensor xs(DT_FLOAT, TensorShape({6, 9, 11, 8})), fs(DT_FLOAT, TensorShape({3, 3, 8, 16}));
+  for (int64_t i = 0; i < xs.NumElements(); ++i) xs.data<float>()[i] = std::sin(0.3f * i);
+  for (int64_t i = 0; i < fs.NumElements(); ++i) fs.data<float>()[i] = std::cos(0.7f * i);
+  auto x = ops::Placeholder(root.WithDevice("cpu").WithOpName("x"), DT_FLOAT,
+                            ops::Placeholder::Shape({6, 9, 11, 8}));
+  auto filter = ops::Const(s, fs);
+  auto y = ops::Conv2D(s, x, filter, {1, 1, 1, 1}, "SAME");
+  auto sizes = ops::Const(s, Tensor::Vector<int32_t>({3, 3, 8, 16}));
+  auto filter_grad =
+      ops::Conv2DBackpropFilter(s, x, sizes, ops::Mul(s, y, y), {1, 1, 1, 1}, "SAME");
+  SessionOptions options;
+  options.num_threads = threads;
+  ClientSession session(root, options);
+  std::vector<Tensor> out;
+  absl::Status status = session.Run({{x, xs}}, {y, filter_grad}, &out);
+  EXPECT_TRUE(status.ok()) << status;
+  return out;
+}
+
+// The convolutions split their images over the threads (oneDNN's direct
+// kernels, one image range per thread): neither backend's bits depend on
+// the thread count, and both compute Conv2D itself the same way.
+TEST_F(DeterminismTest, ConvolutionsAreBitIdenticalAcrossThreadCountsAndBackends) {
+  std::vector<Tensor> cpu = Convolve(false, 1);
+  ASSERT_EQ(cpu.size(), 2u);
+  ExpectBitIdentical(cpu, Convolve(false, 2));
+  ExpectBitIdentical(cpu, Convolve(false, 3));
+  Configure(1);
+  std::vector<Tensor> ipu = Convolve(true, 1);
+  ASSERT_EQ(ipu.size(), 2u);
+  ExpectBitIdentical(ipu, Convolve(true, 2));
+  ExpectBitIdentical(ipu, Convolve(true, 3));
+  EXPECT_TRUE(cpu[0].BitwiseEquals(ipu[0])) << cpu[0].DebugString() << " vs "
+                                            << ipu[0].DebugString();
 }
 
 }  // namespace

@@ -30,19 +30,20 @@ struct ConvPrimitives {
   bool ok = false;
 };
 
-using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
+using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                       int64_t, int64_t, int64_t, int64_t, int64_t>;
 
 Key KeyOf(const ConvShape& s) {
-  return Key{s.batch,       s.in_rows,     s.in_cols,    s.in_depth,
-             s.filter_rows, s.filter_cols, s.out_depth,   s.out_rows,   s.out_cols,
-             s.stride_rows, s.stride_cols, s.pad_top,     s.pad_left};
+  return Key{s.batch,       s.in_rows,   s.in_cols,  s.in_depth, s.filter_rows,
+             s.filter_cols, s.out_depth, s.out_rows, s.out_cols, s.stride_rows,
+             s.stride_cols, s.pad_top,   s.pad_left};
 }
 
 dnnl_engine_t Engine() {
   static dnnl_engine_t engine = [] {
     dnnl_engine_t e = nullptr;
-    if (dnnl_engine_create(&e, dnnl_cpu, 0) != dnnl_success) return static_cast<dnnl_engine_t>(nullptr);
+    if (dnnl_engine_create(&e, dnnl_cpu, 0) != dnnl_success)
+      return static_cast<dnnl_engine_t>(nullptr);
     return e;
   }();
   return engine;
@@ -71,9 +72,10 @@ struct Descs {
 bool MakeDescs(const ConvShape& s, Descs* d) {
   const int64_t pad_bottom =
       (s.out_rows - 1) * s.stride_rows + s.filter_rows - s.in_rows - s.pad_top;
-  const int64_t pad_right = (s.out_cols - 1) * s.stride_cols + s.filter_cols - s.in_cols - s.pad_left;
-  if (s.batch <= 0 || s.out_rows <= 0 || s.out_cols <= 0 || s.in_depth <= 0 ||
-      s.out_depth <= 0 || pad_bottom < 0 || pad_right < 0 || s.pad_top < 0 || s.pad_left < 0) {
+  const int64_t pad_right =
+      (s.out_cols - 1) * s.stride_cols + s.filter_cols - s.in_cols - s.pad_left;
+  if (s.batch <= 0 || s.out_rows <= 0 || s.out_cols <= 0 || s.in_depth <= 0 || s.out_depth <= 0 ||
+      pad_bottom < 0 || pad_right < 0 || s.pad_top < 0 || s.pad_left < 0) {
     return false;
   }
   // oneDNN names dimensions N, C, H, W whatever the layout; the tag says how
@@ -101,8 +103,8 @@ bool MakeDescs(const ConvShape& s, Descs* d) {
 dnnl_primitive_desc_t ForwardDesc(const Descs& d, const_dnnl_primitive_attr_t attr) {
   dnnl_convolution_desc_t cd;
   if (dnnl_convolution_forward_desc_init(&cd, dnnl_forward_training, dnnl_convolution_direct,
-                                         &d.src, &d.any_filter, nullptr, &d.dst, d.strides,
-                                         d.pad_l, d.pad_r) != dnnl_success) {
+                                         &d.src, &d.any_filter, nullptr, &d.dst, d.strides, d.pad_l,
+                                         d.pad_r) != dnnl_success) {
     return nullptr;
   }
   dnnl_primitive_desc_t pd = nullptr;
@@ -121,7 +123,8 @@ ConvPrimitives Make(const ConvShape& s) {
   if (pd != nullptr) {
     const dnnl_memory_desc_t* filter_md =
         dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    const dnnl_memory_desc_t* scratch = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    const dnnl_memory_desc_t* scratch =
+        dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     if (filter_md != nullptr && dnnl_primitive_create(&p.conv, pd) == dnnl_success) {
       p.filter_md = *filter_md;
       p.filter_bytes = dnnl_memory_desc_get_size(filter_md);
@@ -134,8 +137,7 @@ ConvPrimitives Make(const ConvShape& s) {
         // HWIO into the kernel's layout.
         dnnl_primitive_desc_t rd = nullptr;
         p.ok = dnnl_reorder_primitive_desc_create(&rd, &d.hwio, Engine(), filter_md, Engine(),
-                                                  nullptr) ==
-                   dnnl_success &&
+                                                  nullptr) == dnnl_success &&
                dnnl_primitive_create(&p.reorder, rd) == dnnl_success;
         if (rd != nullptr) dnnl_primitive_desc_destroy(rd);
       }
@@ -201,8 +203,7 @@ class AlignedBuffer {
 };
 
 // Runs `p` with `args` and, when it needs one, a scratchpad of its own.
-bool Execute(const ConvPrimitives* conv, dnnl_primitive_t p,
-             std::vector<dnnl_exec_arg_t> args) {
+bool Execute(const ConvPrimitives* conv, dnnl_primitive_t p, std::vector<dnnl_exec_arg_t> args) {
   for (const dnnl_exec_arg_t& a : args) {
     if (a.memory == nullptr) return false;
   }

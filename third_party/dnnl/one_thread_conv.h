@@ -1,5 +1,5 @@
-// oneDNN's float 2-D convolution (forward) on the calling thread alone, over TensorFlow's layouts: input and output NHWC,
-// filter HWIO. The simulator's convolution products use it as their host
+// oneDNN's float 2-D convolution (forward) on the calling thread alone, over TensorFlow's layouts:
+// input and output NHWC, filter HWIO. The simulator's convolution products use it as their host
 // shortcut for Conv2D (compiler/lowerings/conv.cc): oneDNN's direct kernels read the
 // input's windows in place, where an im2col product first copies every
 // window (9x the input for a 3x3 filter) and then multiplies.

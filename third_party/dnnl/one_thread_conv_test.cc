@@ -42,14 +42,14 @@ void ForEachTap(const ConvShape& s, F&& f) {
 std::vector<float> ReferenceForward(const ConvShape& s, const std::vector<float>& in,
                                     const std::vector<float>& filter) {
   std::vector<float> out(OutputSize(s), 0.f);
-  ForEachTap(s, [&](int64_t b, int64_t oy, int64_t ox, int64_t ky, int64_t kx, int64_t iy,
-                    int64_t ix) {
-    for (int64_t c = 0; c < s.in_depth; ++c)
-      for (int64_t f = 0; f < s.out_depth; ++f)
-        out[((b * s.out_rows + oy) * s.out_cols + ox) * s.out_depth + f] +=
-            in[((b * s.in_rows + iy) * s.in_cols + ix) * s.in_depth + c] *
-            filter[((ky * s.filter_cols + kx) * s.in_depth + c) * s.out_depth + f];
-  });
+  ForEachTap(
+      s, [&](int64_t b, int64_t oy, int64_t ox, int64_t ky, int64_t kx, int64_t iy, int64_t ix) {
+        for (int64_t c = 0; c < s.in_depth; ++c)
+          for (int64_t f = 0; f < s.out_depth; ++f)
+            out[((b * s.out_rows + oy) * s.out_cols + ox) * s.out_depth + f] +=
+                in[((b * s.in_rows + iy) * s.in_cols + ix) * s.in_depth + c] *
+                filter[((ky * s.filter_cols + kx) * s.in_depth + c) * s.out_depth + f];
+      });
   return out;
 }
 

@@ -19,6 +19,7 @@
 #include "tensorflow_ipu/compiler/emission_state.h"
 #include "tensorflow_ipu/compiler/lowering_registry.h"
 #include "tensorflow_ipu/compiler/lowerings/window_views.h"
+#include "tensorflow_ipu/core/kernels/dnnl_conv_shape.h"
 #include "tensorflow_ipu/core/status_macros.h"
 #include "third_party/dnnl/one_thread_conv.h"
 
@@ -40,26 +41,7 @@ poplar_sim::Tensor MatMul(LoweringContext& ctx, const poplar_sim::Tensor& a,
                           poplar_sim::poplin::HostProduct host_product = nullptr) {
   // IPUConfig.convolutions' options, as the vendor's convolutions take them.
   return poplar_sim::poplin::matMul(ctx.graph(), a, b, ctx.prog(), ctx.op().name(),
-                                    ctx.cluster().convolution_options(),
-                                    std::move(host_product));
-}
-
-dnnl_one_thread::ConvShape ConvShapeOf(const Window2DDims& d) {
-  dnnl_one_thread::ConvShape s;
-  s.batch = d.batch;
-  s.in_rows = d.in_rows;
-  s.in_cols = d.in_cols;
-  s.in_depth = d.in_depth;
-  s.filter_rows = d.filter_rows;
-  s.filter_cols = d.filter_cols;
-  s.out_depth = d.out_depth;
-  s.out_rows = d.rows.output;
-  s.out_cols = d.cols.output;
-  s.stride_rows = d.stride_rows;
-  s.stride_cols = d.stride_cols;
-  s.pad_top = d.rows.pad_before;
-  s.pad_left = d.cols.pad_before;
-  return s;
+                                    ctx.cluster().convolution_options(), std::move(host_product));
 }
 
 // The host computes a float Conv2D's product with oneDNN's direct kernels,
@@ -67,40 +49,38 @@ dnnl_one_thread::ConvShape ConvShapeOf(const Window2DDims& d) {
 // copy out the whole im2col view (9x the input for a 3x3 filter). The
 // simulated program and its cost are the im2col product's. Split by images
 // over the host threads (an image's output has the same bits however the
-// batch is split: third_party/dnnl's test). The gradients keep the generic
+// batch is split: third_party/dnnl's test), as the CPU kernel computes a
+// Conv2D (core/kernels/conv_ops.cc). The gradients keep the generic
 // product: oneDNN's filter gradient, measured on the Keras tutorial's CNN,
 // was slower than it (4.8 against 4.2 ms per step for the second
 // convolution, 2.9 against 0.5 for the first, with its one input channel).
 poplar_sim::poplin::HostProduct ForwardOnHost(const LoweringContext& ctx, const Window2DDims& d) {
   if (ctx.input_type(0) != DT_FLOAT) return nullptr;
-  const dnnl_one_thread::ConvShape shape = ConvShapeOf(d);
+  const dnnl_one_thread::ConvShape shape = DnnlConvShape(d);
   const poplar_sim::Tensor input = ctx.input(0), filter = ctx.input(1);
   return [=](poplar_sim::ExecutionContext& ec, float* out) {
     poplar_sim::ReadView<float> x(ec, input), f(ec, filter);
     const size_t in_image = static_cast<size_t>(shape.in_rows * shape.in_cols * shape.in_depth);
-    const size_t out_image =
-        static_cast<size_t>(shape.out_rows * shape.out_cols * shape.out_depth);
+    const size_t out_image = static_cast<size_t>(shape.out_rows * shape.out_cols * shape.out_depth);
     std::atomic<bool> ok{true};
-    poplar_sim::parallelRanges(ec.hostThreads(), static_cast<size_t>(shape.batch),
-                               [&](size_t first, size_t end) {
-                                 dnnl_one_thread::ConvShape part = shape;
-                                 part.batch = static_cast<int64_t>(end - first);
-                                 if (!dnnl_one_thread::ConvForward(part, x.data() + first * in_image,
-                                                                   f.data(), out + first * out_image)) {
-                                   ok = false;
-                                 }
-                               });
+    poplar_sim::parallelRanges(
+        ec.hostThreads(), static_cast<size_t>(shape.batch), [&](size_t first, size_t end) {
+          dnnl_one_thread::ConvShape part = shape;
+          part.batch = static_cast<int64_t>(end - first);
+          if (!dnnl_one_thread::ConvForward(part, x.data() + first * in_image, f.data(),
+                                            out + first * out_image)) {
+            ok = false;
+          }
+        });
     return ok.load();
   };
 }
 
 absl::Status LowerConv2D(LoweringContext& ctx) {
-  ASSIGN_OR_RETURN(Window2DDims d,
-                   LoweredConvDims(ctx, ctx.input_shape(0), ctx.input_shape(1)));
+  ASSIGN_OR_RETURN(Window2DDims d, LoweredConvDims(ctx, ctx.input_shape(0), ctx.input_shape(1)));
   ASSIGN_OR_RETURN(bool empty, LowerEmptyWindows(ctx, d));
   if (empty) return absl::OkStatus();
-  ASSIGN_OR_RETURN(poplar_sim::Tensor col,
-                   Im2ColView(ctx, ctx.input(0), d, ctx.input_type(0)));
+  ASSIGN_OR_RETURN(poplar_sim::Tensor col, Im2ColView(ctx, ctx.input(0), d, ctx.input_type(0)));
   poplar_sim::Tensor f = ctx.input(1).reshape({Patch(d), static_cast<size_t>(d.out_depth)});
   ctx.SetOutput(0, MatMul(ctx, col, f, ForwardOnHost(ctx, d)).reshape(ctx.OutputDims(0)));
   return absl::OkStatus();
@@ -112,8 +92,7 @@ absl::Status LowerConv2DBackpropFilter(LoweringContext& ctx) {
   ASSIGN_OR_RETURN(Window2DDims d, LoweredConvDims(ctx, ctx.input_shape(0), filter));
   ASSIGN_OR_RETURN(bool empty, LowerEmptyWindows(ctx, d));
   if (empty) return absl::OkStatus();
-  ASSIGN_OR_RETURN(poplar_sim::Tensor col,
-                   Im2ColView(ctx, ctx.input(0), d, ctx.input_type(0)));
+  ASSIGN_OR_RETURN(poplar_sim::Tensor col, Im2ColView(ctx, ctx.input(0), d, ctx.input_type(0)));
   poplar_sim::Tensor dy = ctx.input(2).reshape({Rows(d), static_cast<size_t>(d.out_depth)});
   ctx.SetOutput(0, MatMul(ctx, col.transpose(), dy).reshape(ctx.OutputDims(0)));
   return absl::OkStatus();

@@ -5,19 +5,26 @@
 //   Conv2D:               output [rows, out_depth] = col * F
 //   Conv2DBackpropInput:  input_grad = col2im(out_backprop * F^T)
 //   Conv2DBackpropFilter: filter_grad = col^T * out_backprop
-// A 1x1 filter with strides of 1 needs no col: the input is its own.
+// A 1x1 filter with strides of 1 needs no col: the input is its own. A
+// float, ungrouped Conv2D goes to oneDNN's direct convolution instead
+// (DnnlForward), as on the simulated IPU.
 // col is built a range of output rows at a time to bound its memory; the
 // ranges depend on the shapes only, so results are bit-identical for any
 // number of threads. Half computes in float (float_compute.h).
 #include <algorithm>
+#include <atomic>
+#include <type_traits>
 #include <vector>
 
 #include "Eigen/Core"
 #include "tensorflow_ipu/core/device_name.h"
+#include "tensorflow_ipu/core/kernels/dnnl_conv_shape.h"
 #include "tensorflow_ipu/core/kernels/float_compute.h"
 #include "tensorflow_ipu/core/kernels/gemm.h"
 #include "tensorflow_ipu/core/kernels/im2col.h"
 #include "tensorflow_ipu/core/kernels/window_util.h"
+#include "tensorflow_ipu/core/parallel_shards.h"
+#include "third_party/dnnl/one_thread_conv.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -47,10 +54,36 @@ absl::StatusOr<Tensor> ColBuffer(const Window2DDims& d) {
                         TensorShape({RowsPerChunk(d) * d.cols.output, PatchSize(d)}));
 }
 
+// A float, ungrouped Conv2D by oneDNN's direct kernels, which read the
+// input's windows in place (no im2col copy), split by images over the pool
+// (an image's output has the same bits however the batch is split). The
+// simulator's IPU lowering computes Conv2D the same way. False, having
+// written nothing useful, when oneDNN refuses the shape.
+bool DnnlForward(const Eigen::ThreadPoolDevice& device, const Window2DDims& d,
+                 const float* input, const float* filter, float* out) {
+  if (d.filter_depth != d.in_depth) return false;
+  const dnnl_one_thread::ConvShape shape = DnnlConvShape(d);
+  const int64_t in_image = d.in_rows * d.in_cols * d.in_depth;
+  const int64_t out_image = d.rows.output * d.cols.output * d.out_depth;
+  std::atomic<bool> ok{true};
+  RunRanges(device, d.batch, /*grain=*/1, device.numThreads(), [&](int64_t first, int64_t end) {
+    dnnl_one_thread::ConvShape part = shape;
+    part.batch = end - first;
+    if (!dnnl_one_thread::ConvForward(part, input + first * in_image, filter,
+                                      out + first * out_image)) {
+      ok = false;
+    }
+  });
+  return ok.load();
+}
+
 template <typename T>
 absl::Status Conv2DForward(OpKernelContext* ctx, const Window2DDims& d, const T* input,
                            const T* filter, T* out) {
   const Eigen::ThreadPoolDevice& device = ctx->eigen_device();
+  if constexpr (std::is_same_v<T, float>) {
+    if (DnnlForward(device, d, input, filter, out)) return absl::OkStatus();
+  }
   const int64_t patch = PatchSize(d), ow = d.cols.output, oc = d.out_depth;
   const int64_t out_rows = d.batch * d.rows.output;
   if (IsPointwise(d)) {
