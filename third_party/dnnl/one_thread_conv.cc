@@ -14,21 +14,38 @@
 namespace dnnl_one_thread {
 namespace {
 
+// The scratchpad a primitive needs for one execution (none: 0 bytes).
+struct Scratchpad {
+  dnnl_memory_desc_t md{};
+  size_t bytes = 0;
+};
+
 // One convolution's primitives, made once per shape: making them compiles
 // oneDNN's kernels (milliseconds), running them takes the call's time only.
 // Executing one primitive from several threads at once is safe here since
-// each call brings its own scratchpad (dnnl_scratchpad_mode_user).
+// both are made with dnnl_scratchpad_mode_user and each call brings its own
+// scratchpad.
 struct ConvPrimitives {
   dnnl_primitive_t conv = nullptr;
+  Scratchpad conv_scratchpad;
   // From the filter as HWIO to the layout the kernel chose (null when they
   // are the same).
   dnnl_primitive_t reorder = nullptr;
+  Scratchpad reorder_scratchpad;
   dnnl_memory_desc_t filter_md{};  // the kernel's layout
   size_t filter_bytes = 0;
-  size_t scratchpad_bytes = 0;
-  dnnl_memory_desc_t scratchpad_md{};
   bool ok = false;
 };
+
+Scratchpad ScratchpadOf(const_dnnl_primitive_desc_t pd) {
+  Scratchpad s;
+  if (const dnnl_memory_desc_t* md =
+          dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0)) {
+    s.md = *md;
+    s.bytes = dnnl_memory_desc_get_size(md);
+  }
+  return s;
+}
 
 using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                        int64_t, int64_t, int64_t, int64_t, int64_t>;
@@ -123,23 +140,21 @@ ConvPrimitives Make(const ConvShape& s) {
   if (pd != nullptr) {
     const dnnl_memory_desc_t* filter_md =
         dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    const dnnl_memory_desc_t* scratch =
-        dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     if (filter_md != nullptr && dnnl_primitive_create(&p.conv, pd) == dnnl_success) {
       p.filter_md = *filter_md;
       p.filter_bytes = dnnl_memory_desc_get_size(filter_md);
-      if (scratch != nullptr) {
-        p.scratchpad_md = *scratch;
-        p.scratchpad_bytes = dnnl_memory_desc_get_size(scratch);
-      }
+      p.conv_scratchpad = ScratchpadOf(pd);
       p.ok = true;
       if (dnnl_memory_desc_equal(filter_md, &d.hwio) == 0) {
         // HWIO into the kernel's layout.
         dnnl_primitive_desc_t rd = nullptr;
         p.ok = dnnl_reorder_primitive_desc_create(&rd, &d.hwio, Engine(), filter_md, Engine(),
-                                                  nullptr) == dnnl_success &&
+                                                  attr) == dnnl_success &&
                dnnl_primitive_create(&p.reorder, rd) == dnnl_success;
-        if (rd != nullptr) dnnl_primitive_desc_destroy(rd);
+        if (rd != nullptr) {
+          p.reorder_scratchpad = ScratchpadOf(rd);
+          dnnl_primitive_desc_destroy(rd);
+        }
       }
     }
   }
@@ -203,15 +218,15 @@ class AlignedBuffer {
 };
 
 // Runs `p` with `args` and, when it needs one, a scratchpad of its own.
-bool Execute(const ConvPrimitives* conv, dnnl_primitive_t p, std::vector<dnnl_exec_arg_t> args) {
+bool Execute(dnnl_primitive_t p, const Scratchpad& needs, std::vector<dnnl_exec_arg_t> args) {
   for (const dnnl_exec_arg_t& a : args) {
     if (a.memory == nullptr) return false;
   }
   std::unique_ptr<AlignedBuffer> scratchpad;
   std::unique_ptr<Memory> scratch;
-  if (conv != nullptr && conv->scratchpad_bytes > 0) {
-    scratchpad = std::make_unique<AlignedBuffer>(conv->scratchpad_bytes);
-    scratch = std::make_unique<Memory>(conv->scratchpad_md, scratchpad->data());
+  if (needs.bytes > 0) {
+    scratchpad = std::make_unique<AlignedBuffer>(needs.bytes);
+    scratch = std::make_unique<Memory>(needs.md, scratchpad->data());
     if (scratch->get() == nullptr) return false;
     args.push_back({DNNL_ARG_SCRATCHPAD, scratch->get()});
   }
@@ -234,11 +249,11 @@ bool ConvForward(const ConvShape& s, const float* input, const float* filter, fl
     Memory src(d.src, input), hwio(d.hwio, filter), dst(d.dst, output);
     Memory kernel_filter(p.filter_md, p.reorder != nullptr ? reordered.data() : filter);
     if (p.reorder != nullptr &&
-        !Execute(nullptr, p.reorder,
+        !Execute(p.reorder, p.reorder_scratchpad,
                  {{DNNL_ARG_FROM, hwio.get()}, {DNNL_ARG_TO, kernel_filter.get()}})) {
       return false;
     }
-    return Execute(&p, p.conv,
+    return Execute(p.conv, p.conv_scratchpad,
                    {{DNNL_ARG_SRC, src.get()},
                     {DNNL_ARG_WEIGHTS, kernel_filter.get()},
                     {DNNL_ARG_DST, dst.get()}});
