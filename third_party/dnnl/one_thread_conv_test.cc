@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -116,6 +117,33 @@ TEST(OneThreadConvForward, ImagesHaveTheirBitsWhateverTheBatch) {
           << "images " << first << ".." << first + count - 1;
     }
   }
+}
+
+// Threads share a shape's primitives, each call with its own scratchpad:
+// calls side by side give what one call alone gives.
+TEST(OneThreadConvForward, CallsOnSeveralThreadsAtOnceAgree) {
+  const ConvShape s = Shape(4, 13, 13, 32, 3, 64, 1, true);
+  std::vector<float> in(InputSize(s)), filter(FilterSize(s));
+  for (size_t i = 0; i < in.size(); ++i) in[i] = std::sin(0.21f * static_cast<float>(i));
+  for (size_t i = 0; i < filter.size(); ++i) filter[i] = std::cos(0.13f * static_cast<float>(i));
+  std::vector<float> alone(OutputSize(s));
+  ASSERT_TRUE(ConvForward(s, in.data(), filter.data(), alone.data()));
+  constexpr int kThreads = 4, kCalls = 20;
+  std::vector<std::vector<float>> outs(kThreads, std::vector<float>(OutputSize(s)));
+  std::vector<int> mismatches(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int c = 0; c < kCalls; ++c) {
+        std::fill(outs[t].begin(), outs[t].end(), -1.f);
+        if (!ConvForward(s, in.data(), filter.data(), outs[t].data()) || outs[t] != alone) {
+          ++mismatches[t];
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
 }
 
 TEST(OneThreadConv, RefusesWhatItCannotCompute) {
