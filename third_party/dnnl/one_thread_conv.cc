@@ -86,7 +86,18 @@ struct Descs {
   dnnl_dims_t strides, pad_l, pad_r;
 };
 
+// Sizes past oneDNN's 32-bit dimensions are refused before any arithmetic
+// on them (so the products below cannot overflow).
+constexpr int64_t kMaxDim = int64_t{1} << 31;
+
+bool InRange(int64_t v, int64_t lowest) { return v >= lowest && v < kMaxDim; }
+
 bool MakeDescs(const ConvShape& s, Descs* d) {
+  for (int64_t size : {s.batch, s.in_rows, s.in_cols, s.in_depth, s.filter_rows, s.filter_cols,
+                       s.out_depth, s.out_rows, s.out_cols, s.stride_rows, s.stride_cols}) {
+    if (!InRange(size, 1)) return false;
+  }
+  if (!InRange(s.pad_top, 0) || !InRange(s.pad_left, 0)) return false;
   const int64_t pad_bottom =
       (s.out_rows - 1) * s.stride_rows + s.filter_rows - s.in_rows - s.pad_top;
   const int64_t pad_right =

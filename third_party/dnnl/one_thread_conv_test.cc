@@ -82,7 +82,8 @@ TEST_P(OneThreadConvTest, ForwardMatchesTheDefinition) {
   const ConvShape s = GetParam();
   const std::vector<float> in = Ramp(InputSize(s), 7, 3), filter = Ramp(FilterSize(s), 5, 2);
   std::vector<float> out(OutputSize(s), -1.f);
-  ASSERT_TRUE(ConvForward(s, in.data(), filter.data(), out.data()));
+  ASSERT_TRUE(ConvForward(s, in.data(), filter.data(), out.data()))
+      << "oneDNN refused " << s.batch << "x" << s.in_rows << "x" << s.in_cols << "x" << s.in_depth;
   EXPECT_EQ(out, ReferenceForward(s, in, filter));
 }
 
@@ -103,7 +104,7 @@ TEST(OneThreadConvForward, ImagesHaveTheirBitsWhateverTheBatch) {
   for (size_t i = 0; i < in.size(); ++i) in[i] = std::sin(0.37f * static_cast<float>(i));
   for (size_t i = 0; i < filter.size(); ++i) filter[i] = std::cos(0.11f * static_cast<float>(i));
   std::vector<float> out(OutputSize(whole));
-  ASSERT_TRUE(ConvForward(whole, in.data(), filter.data(), out.data()));
+  ASSERT_TRUE(ConvForward(whole, in.data(), filter.data(), out.data())) << "the whole batch";
   for (int64_t first : {0, 3, 5}) {
     for (int64_t count : {1, 3}) {
       ConvShape part = whole;
@@ -111,7 +112,8 @@ TEST(OneThreadConvForward, ImagesHaveTheirBitsWhateverTheBatch) {
       const size_t in_image = InputSize(whole) / whole.batch;
       const size_t out_image = OutputSize(whole) / whole.batch;
       std::vector<float> part_out(OutputSize(part));
-      ASSERT_TRUE(ConvForward(part, in.data() + first * in_image, filter.data(), part_out.data()));
+      ASSERT_TRUE(ConvForward(part, in.data() + first * in_image, filter.data(), part_out.data()))
+          << "images " << first << ".." << first + count - 1;
       EXPECT_EQ(0, std::memcmp(part_out.data(), out.data() + first * out_image,
                                part_out.size() * sizeof(float)))
           << "images " << first << ".." << first + count - 1;
@@ -127,7 +129,7 @@ TEST(OneThreadConvForward, CallsOnSeveralThreadsAtOnceAgree) {
   for (size_t i = 0; i < in.size(); ++i) in[i] = std::sin(0.21f * static_cast<float>(i));
   for (size_t i = 0; i < filter.size(); ++i) filter[i] = std::cos(0.13f * static_cast<float>(i));
   std::vector<float> alone(OutputSize(s));
-  ASSERT_TRUE(ConvForward(s, in.data(), filter.data(), alone.data()));
+  ASSERT_TRUE(ConvForward(s, in.data(), filter.data(), alone.data())) << "one call alone";
   constexpr int kThreads = 4, kCalls = 20;
   std::vector<std::vector<float>> outs(kThreads, std::vector<float>(OutputSize(s)));
   std::vector<int> mismatches(kThreads, 0);
@@ -157,6 +159,17 @@ TEST(OneThreadConv, RefusesWhatItCannotCompute) {
   short_output.in_rows = 7;  // two input rows no window would read
   std::vector<float> taller(InputSize(short_output));
   EXPECT_FALSE(ConvForward(short_output, taller.data(), filter.data(), out.data()));
+  for (int64_t huge : {int64_t{1} << 31, int64_t{1} << 62, int64_t{-1}}) {
+    ConvShape bad = s;
+    bad.out_rows = huge;  // no arithmetic on it may overflow
+    EXPECT_FALSE(ConvForward(bad, in.data(), filter.data(), out.data())) << huge;
+    bad = s;
+    bad.stride_cols = huge;
+    EXPECT_FALSE(ConvForward(bad, in.data(), filter.data(), out.data())) << huge;
+    bad = s;
+    bad.pad_left = huge;
+    EXPECT_FALSE(ConvForward(bad, in.data(), filter.data(), out.data())) << huge;
+  }
   ConvShape empty = s;
   empty.batch = 0;
   EXPECT_FALSE(ConvForward(empty, in.data(), filter.data(), out.data()));
