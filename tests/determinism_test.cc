@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tensorflow_ipu/cc/ops/resource_variable_ops.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/cc/variables/variable_scope.h"
 #include "tensorflow_ipu/ipu/scopes.h"
@@ -142,6 +143,55 @@ TEST_F(DeterminismTest, LargeProductsSplitOverThreadsAreBitIdentical) {
   ExpectBitIdentical(ipu, Train(true, 2, kLarge));
   ExpectBitIdentical(ipu, Train(true, 3, kLarge));
   EXPECT_LT(cpu[4].data<float>()[0], cpu[0].data<float>()[0]);
+}
+
+// A gradient-descent update of a 300x256 variable (split over the threads
+// by rows from 64K elements) on `threads` threads: the variable's initial
+// value and its value after three updates by `delta` at rate 0.37.
+std::vector<Tensor> DescendThreeTimes(int threads, const Tensor& delta_value) {
+  Scope root = Scope::NewRootScope();
+  VariableScope vs(root, "sgd");
+  Variable w = *vs.get_variable("w", {300, 256}, DT_FLOAT, initializers::GlorotUniform(3));
+  auto delta = ops::Placeholder(root, DT_FLOAT, ops::Placeholder::Shape({300, 256}));
+  auto step = ops::ResourceApplyGradientDescent(root, w.handle(), ops::Const(root, 0.37f), delta);
+  Operation init = global_variables_initializer(root);
+  SessionOptions options;
+  options.num_threads = threads;
+  ClientSession session(root, options);
+  std::vector<Tensor> result, out;
+  absl::Status status = session.Run({}, {}, {init}, nullptr);
+  EXPECT_TRUE(status.ok()) << status;
+  status = session.Run({w.value(root)}, &out);
+  EXPECT_TRUE(status.ok()) << status;
+  if (!out.empty()) result.push_back(out[0]);
+  for (int i = 0; i < 3; ++i) {
+    status = session.Run({{delta, delta_value}}, {}, {step.operation}, &out);
+    EXPECT_TRUE(status.ok()) << status;
+  }
+  status = session.Run({w.value(root)}, &out);
+  EXPECT_TRUE(status.ok()) << status;
+  if (!out.empty()) result.push_back(out[0]);
+  return result;
+}
+
+TEST_F(DeterminismTest, LargeGradientDescentUpdatesSplitOverThreadsAreBitIdentical) {
+  Tensor delta(DT_FLOAT, TensorShape({300, 256}));
+  for (int64_t i = 0; i < delta.NumElements(); ++i) delta.data<float>()[i] = std::sin(0.01f * i);
+  const std::vector<Tensor> one = DescendThreeTimes(1, delta);
+  ASSERT_EQ(one.size(), 2u);
+  for (int threads : {2, 3}) {
+    const std::vector<Tensor> more = DescendThreeTimes(threads, delta);
+    ASSERT_EQ(more.size(), 2u);
+    EXPECT_TRUE(one[1].BitwiseEquals(more[1])) << "threads=" << threads << ": "
+                                               << one[1].DebugString() << " vs "
+                                               << more[1].DebugString();
+  }
+  // Each element moved by three steps: w0 - 3 * 0.37 * delta (to float error).
+  for (int64_t i : {int64_t{0}, int64_t{12345}, int64_t{300 * 256 - 1}}) {
+    EXPECT_NEAR(one[1].data<float>()[i],
+                one[0].data<float>()[i] - 3 * 0.37f * delta.data<float>()[i], 1e-5)
+        << "element " << i;
+  }
 }
 
 // A Conv2D of 6 images (3x3, SAME, 8 -> 16 channels) and its filter
