@@ -208,6 +208,42 @@ constexpr size_t kHostSplitGrain = 48;
 // accumulated step (8x784x256, 1.6M) still gain from the split.
 constexpr size_t kDnnlSplitMacs = size_t{3} << 19;  // 1.5M
 
+// A product of few rows (a batch through a layer's weights), split by its
+// depth into two halves at a multiple of kHostSplitGrain, whatever the
+// number of threads (so the sums, and the bits, do not depend on it): each host thread multiplies the rows of B that it
+// wrote in the weight update before (that update, and the weight gradient's
+// product, split their rows at the same boundary, part i on thread i), and
+// the second half's product is added to the first's. Split by output
+// columns instead, each core read half of every row of B from the other
+// core's cache: the MLP's first layer (32x784x256) took 121 us a training
+// step against 77 us for the same product of never-written weights.
+bool SplitByDepth(ExecutionContext& ctx, const FloatOperand& a, const FloatOperand& b, size_t m,
+                  size_t k, size_t n, const float* av, size_t lda, const float* bv, size_t ldb,
+                  float* out) {
+  const size_t half = (k + kHostSplitGrain) / (2 * kHostSplitGrain) * kHostSplitGrain;
+  std::vector<float> second(m * n);
+  std::atomic<bool> ok{true};
+  auto multiply = [&](unsigned part) {
+    const size_t k0 = part == 0 ? 0 : half, depth = part == 0 ? half : k - half;
+    // Columns [k0, k0 + depth) of op(a), rows [k0, k0 + depth) of op(b).
+    const float* ap = av + (a.transposed ? k0 * lda : k0);
+    const float* bp = bv + (b.transposed ? k0 : k0 * ldb);
+    if (!dnnl_one_thread::Sgemm(a.transposed, b.transposed, m, n, depth, ap, lda, bp, ldb,
+                                part == 0 ? out : second.data(), n)) {
+      ok = false;
+    }
+  };
+  if (ctx.hostThreads() != nullptr) {
+    ctx.hostThreads()->parallelFor(2, multiply);
+  } else {
+    multiply(0);
+    multiply(1);
+  }
+  if (!ok) return false;
+  for (size_t i = 0; i < m * n; ++i) out[i] += second[i];
+  return true;
+}
+
 // The float product [m,k] x [k,n] into `out` (row-major) by oneDNN, when
 // that library computes such shapes faster than Eigen
 // (third_party/dnnl/one_thread_sgemm.h; the CPU kernels choose the same way).
@@ -229,6 +265,9 @@ bool DnnlProduct(ExecutionContext& ctx, const FloatOperand& a, const FloatOperan
   };
   if (m * n * k < kDnnlSplitMacs) return block(0, m, 0, n);
   std::atomic<bool> ok{true};
+  if (m < kHostSplitGrain && k >= 2 * kHostSplitGrain) {
+    return SplitByDepth(ctx, a, b, m, k, n, av.data(), lda, bv.data(), ldb, out);
+  }
   const bool byRows = m >= n;
   parallelRanges(
       ctx.hostThreads(), byRows ? m : n,

@@ -1,6 +1,7 @@
 #include "poplar_sim/poplin/matmul.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "Eigen/Core"
@@ -222,8 +223,9 @@ std::vector<float> RunProduct(size_t m, size_t k, size_t n, bool bTransposed,
 }
 
 // Large bulk products are split over the engine's host threads, by rows
-// when the output is tall and by columns when it is wide; the values and
-// the simulated cost are those of the single-threaded run.
+// when the output is tall, by columns when it is wide, and by depth when it
+// has fewer than 48 rows; the values and the simulated cost are those of
+// the single-threaded run.
 class CountingThreads : public SpawnedHostThreads {
  public:
   CountingThreads() : SpawnedHostThreads(2) {}
@@ -262,6 +264,31 @@ TEST(MatMulTest, HostThreadsSplitLargeProductsWithoutChangingResults) {
   RunStats stats;
   RunProduct(32, 64, 64, false, &two, &stats);
   EXPECT_EQ(two.calls, 0);
+}
+
+// A product of fewer than 48 rows is split by its depth into two fixed
+// halves whose products are added (SplitByDepth in matmul.cc); its values
+// are the product's, to float rounding, for either storage order of b.
+TEST(MatMulTest, FewRowsSplitByDepthGiveTheProduct) {
+  for (bool bTransposed : {false, true}) {
+    const size_t m = 32, k = 784, n = 256;
+    RunStats stats;
+    CountingThreads two;
+    std::vector<float> c = RunProduct(m, k, n, bTransposed, &two, &stats);
+    ASSERT_EQ(c.size(), m * n);
+    for (size_t i : {size_t{0}, size_t{4321}, m * n - 1}) {
+      const size_t r = i / n, col = i % n;
+      double want = 0;
+      for (size_t j = 0; j < k; ++j) {
+        const float a = float(((r * k + j) * 7) % 13) * 0.37f - 2.9f;
+        const size_t bi = bTransposed ? col * k + j : j * n + col;
+        const float b = float((bi * 5) % 11) * 0.113f - 0.7f;
+        want += double(a) * double(b);
+      }
+      EXPECT_NEAR(c[i], want, 1e-3 * std::max(1.0, std::abs(want)))
+          << "element " << i << (bTransposed ? " (b transposed)" : "");
+    }
+  }
 }
 
 }  // namespace
