@@ -186,10 +186,11 @@ TEST(MatMulTest, EngineCostMatchesThePlanShape) {
   EXPECT_THAT(std::string(bad.status().message()), ::testing::HasSubstr("[k,n]"));
 }
 
-// The product of [m,k] x [k,n] (b transposed in place if `bTransposed`),
-// run on an engine with `threads` (nullptr: none), read back.
+// The product of [m,k] x [k,n] (b transposed in place if `bTransposed`; a
+// variable the program writes if `bWritten`, else a constant), run on an
+// engine with `threads` (nullptr: none), read back.
 std::vector<float> RunProduct(size_t m, size_t k, size_t n, bool bTransposed,
-                              HostThreads* threads, RunStats* stats) {
+                              HostThreads* threads, RunStats* stats, bool bWritten = false) {
   Device device = testing::SmallDevice(16);
   Graph g(device.getTarget());
   std::vector<float> av(m * k), bv(k * n);
@@ -198,7 +199,14 @@ std::vector<float> RunProduct(size_t m, size_t k, size_t n, bool bTransposed,
   for (size_t i = 0; i < av.size(); ++i) av[i] = float((i * 7) % 13) * 0.37f - 2.9f;
   for (size_t i = 0; i < bv.size(); ++i) bv[i] = float((i * 5) % 11) * 0.113f - 0.7f;
   program::Sequence p;
-  Tensor b = bTransposed ? Const(g, {n, k}, bv).transpose() : Const(g, {k, n}, bv);
+  Tensor stored = bTransposed ? Const(g, {n, k}, bv) : Const(g, {k, n}, bv);
+  if (bWritten) {
+    Tensor variable = g.addVariable(FLOAT, stored.shape(), "b");
+    poputil::mapTensorLinearly(g, variable);
+    p.add(program::Copy(stored, variable));
+    stored = variable;
+  }
+  Tensor b = bTransposed ? stored.transpose() : stored;
   Tensor c = matMul(g, Const(g, {m, k}, av), b, p, "mm");
   g.createHostRead("c", c);
   auto e = Engine::create(g, p);
@@ -246,18 +254,23 @@ TEST(MatMulTest, HostThreadsSplitLargeProductsWithoutChangingResults) {
                          Shape{40, 300, 200, true}, Shape{32, 784, 256, false},
                          Shape{8, 784, 256, true}, Shape{784, 32, 256, false}}) {
     ASSERT_GE(s.m * s.k * s.n, size_t{1} << 20) << "big enough to be split";
-    RunStats serialStats, threadedStats;
-    CountingThreads two;
-    std::vector<float> serial = RunProduct(s.m, s.k, s.n, s.bTransposed, nullptr, &serialStats);
-    std::vector<float> threaded = RunProduct(s.m, s.k, s.n, s.bTransposed, &two, &threadedStats);
-    EXPECT_EQ(two.calls, 1);
-    EXPECT_EQ(two.shards, 2u);
-    ASSERT_EQ(serial.size(), s.m * s.n);
-    ASSERT_EQ(threaded.size(), s.m * s.n);
-    for (size_t i = 0; i < serial.size(); ++i) {
-      ASSERT_EQ(serial[i], threaded[i]) << "m=" << s.m << " n=" << s.n << " element " << i;
+    for (bool bWritten : {false, true}) {
+      RunStats serialStats, threadedStats;
+      CountingThreads two;
+      std::vector<float> serial =
+          RunProduct(s.m, s.k, s.n, s.bTransposed, nullptr, &serialStats, bWritten);
+      std::vector<float> threaded =
+          RunProduct(s.m, s.k, s.n, s.bTransposed, &two, &threadedStats, bWritten);
+      EXPECT_EQ(two.calls, 1);
+      EXPECT_EQ(two.shards, 2u);
+      ASSERT_EQ(serial.size(), s.m * s.n);
+      ASSERT_EQ(threaded.size(), s.m * s.n);
+      for (size_t i = 0; i < serial.size(); ++i) {
+        ASSERT_EQ(serial[i], threaded[i]) << "m=" << s.m << " n=" << s.n << " element " << i
+                                          << (bWritten ? " (b a variable)" : " (b a constant)");
+      }
+      EXPECT_EQ(serialStats.cycles, threadedStats.cycles);
     }
-    EXPECT_EQ(serialStats.cycles, threadedStats.cycles);
   }
   // A small product stays on the calling thread.
   CountingThreads two;
@@ -266,27 +279,32 @@ TEST(MatMulTest, HostThreadsSplitLargeProductsWithoutChangingResults) {
   EXPECT_EQ(two.calls, 0);
 }
 
-// A product of fewer than 48 rows is split by its depth into two fixed
-// halves whose products are added (SplitByDepth in matmul.cc); its values
-// are the product's, to float rounding, for either storage order of b.
+// A product of fewer than 48 rows by a B the program writes is split by its
+// depth into two fixed halves whose products are added (SplitByDepth in
+// matmul.cc); its values are the product's, to float rounding, for either
+// storage order of b, and so are those of the column split a constant B
+// keeps.
 TEST(MatMulTest, FewRowsSplitByDepthGiveTheProduct) {
+  const size_t m = 32, k = 784, n = 256;
   for (bool bTransposed : {false, true}) {
-    const size_t m = 32, k = 784, n = 256;
-    RunStats stats;
-    CountingThreads two;
-    std::vector<float> c = RunProduct(m, k, n, bTransposed, &two, &stats);
-    ASSERT_EQ(c.size(), m * n);
-    for (size_t i : {size_t{0}, size_t{4321}, m * n - 1}) {
-      const size_t r = i / n, col = i % n;
-      double want = 0;
-      for (size_t j = 0; j < k; ++j) {
-        const float a = float(((r * k + j) * 7) % 13) * 0.37f - 2.9f;
-        const size_t bi = bTransposed ? col * k + j : j * n + col;
-        const float b = float((bi * 5) % 11) * 0.113f - 0.7f;
-        want += double(a) * double(b);
+    for (bool bWritten : {false, true}) {
+      RunStats stats;
+      CountingThreads two;
+      std::vector<float> c = RunProduct(m, k, n, bTransposed, &two, &stats, bWritten);
+      ASSERT_EQ(c.size(), m * n);
+      for (size_t i : {size_t{0}, size_t{4321}, m * n - 1}) {
+        const size_t r = i / n, col = i % n;
+        double want = 0;
+        for (size_t j = 0; j < k; ++j) {
+          const float a = float(((r * k + j) * 7) % 13) * 0.37f - 2.9f;
+          const size_t bi = bTransposed ? col * k + j : j * n + col;
+          const float b = float((bi * 5) % 11) * 0.113f - 0.7f;
+          want += double(a) * double(b);
+        }
+        EXPECT_NEAR(c[i], want, 1e-3 * std::max(1.0, std::abs(want)))
+            << "element " << i << (bTransposed ? " (b transposed)" : "")
+            << (bWritten ? " (b a variable)" : " (b a constant)");
       }
-      EXPECT_NEAR(c[i], want, 1e-3 * std::max(1.0, std::abs(want)))
-          << "element " << i << (bTransposed ? " (b transposed)" : "");
     }
   }
 }
