@@ -101,6 +101,28 @@ TEST_P(BadWindowsTest, AFilterLargerThanItsInputIsRefused) {
   EXPECT_THAT(std::string(root.status().message()), HasSubstr("Conv2D"));
 }
 
+// Both backends compute a float Conv2D with oneDNN's direct kernels, which
+// refuse some geometries: a VALID window under a stride that leaves input
+// rows no window reads (here the fifth row and column), and an empty batch.
+// Those fall back to the im2col product, with the convolution's values.
+TEST_P(BadWindowsTest, ShapesOneDnnRefusesStillGiveTheConvolution) {
+  Scope root = Scope::NewRootScope();
+  Scope s = Where(root);
+  auto x = ops::Placeholder(root.WithDevice("cpu"), DT_FLOAT,
+                            ops::Placeholder::Shape({1, 5, 5, 1}));
+  auto y = ops::Conv2D(s, x, ops::Const(s, Ones({2, 2, 1, 1})), {1, 2, 2, 1}, "VALID");
+  auto none = ops::Conv2D(s, ops::Const(s, Ones({0, 4, 4, 1})), ops::Const(s, Ones({2, 2, 1, 3})),
+                          {1, 1, 1, 1}, "SAME");
+  ASSERT_TRUE(root.ok()) << root.status();
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  absl::Status st = session.Run({{x, Ones({1, 5, 5, 1})}}, {y, none}, &out);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_EQ(out[0].DebugString(), "[[[[4.]\n   [4.]]\n\n  [[4.]\n   [4.]]]]");
+  EXPECT_EQ(out[1].shape(), TensorShape({0, 4, 4, 3}));
+  ExpectSessionStillWorks(root, s, session);
+}
+
 // Shapes known only when fed (the host only: the IPU needs static shapes):
 // the kernels check what the shape functions could not, and the session
 // keeps working.
