@@ -3,7 +3,10 @@
 // a replica that skips a reduction.
 #include "poplar_sim/gcl/collectives.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -19,34 +22,51 @@ using namespace program;  // NOLINT: the Poplar style
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// A graph of `replicas` replicas over 4 IPUs (4 tiles each): x streams in,
-// `reduce` adds its programs, y streams out.
+// Element i of replica r's input: {r + 1, 10 (r + 1), -r} for the first
+// three; beyond them, values of many magnitudes and both signs, so that
+// their sums and products round.
+float Input(unsigned r, size_t i) {
+  switch (i) {
+    case 0: return r + 1.0f;
+    case 1: return 10.0f * (r + 1);
+    case 2: return -1.0f * r;
+  }
+  const float mantissa = static_cast<float>((i * 2654435761u + r * 40503u) % 100003) - 50000.0f;
+  return std::ldexp(mantissa, static_cast<int>(i % 17) - 8) / 3.0f;
+}
+
+// A graph of `replicas` replicas over 4 IPUs (4 tiles each): x (`size`
+// floats) streams in, `reduce` adds its programs, y streams out.
 struct Replicated {
-  explicit Replicated(unsigned replicas)
+  explicit Replicated(unsigned replicas, size_t size = 3)
       : device(testing::SmallDevice(4, 4)),
-        graph(device.getTarget(), replication_factor(replicas)) {
-    x = graph.addVariable(FLOAT, {3}, "x");
+        graph(device.getTarget(), replication_factor(replicas)),
+        size(size) {
+    x = graph.addVariable(FLOAT, {size}, "x");
     graph.setTileMapping(x, 1);
-    in = graph.addHostToDeviceFIFO("in", FLOAT, 3);
-    out = graph.addDeviceToHostFIFO("out", FLOAT, 3);
+    in = graph.addHostToDeviceFIFO("in", FLOAT, size);
+    out = graph.addDeviceToHostFIFO("out", FLOAT, size);
     prog.add(Copy(in, x));
   }
-  // Runs with replica r fed {r + 1, 10 (r + 1), -r}; returns each replica's y.
+  // Runs with replica r fed Input(r, i); returns each replica's y.
   std::vector<std::vector<float>> Run(const Tensor& y) {
     prog.add(Copy(y, out));
     const unsigned n = graph.getReplicationFactor();
     auto engine = Engine::create(graph, prog);
     EXPECT_TRUE(engine.ok()) << engine.status();
     if (!engine.ok()) return {};
-    std::vector<std::vector<float>> inputs(n), outputs(n, std::vector<float>(3));
+    std::vector<std::vector<float>> inputs(n, std::vector<float>(size)),
+        outputs(n, std::vector<float>(size));
     for (unsigned r = 0; r < n; ++r) {
-      inputs[r] = {r + 1.0f, 10.0f * (r + 1), -1.0f * r};
+      for (size_t i = 0; i < size; ++i) inputs[r][i] = Input(r, i);
       {
-        absl::Status status = engine->connectStream("in", r, inputs[r].data(), inputs[r].data() + 3);
+        absl::Status status =
+            engine->connectStream("in", r, inputs[r].data(), inputs[r].data() + size);
         EXPECT_TRUE(status.ok()) << status;
       }
       {
-        absl::Status status = engine->connectStream("out", r, outputs[r].data(), outputs[r].data() + 3);
+        absl::Status status =
+            engine->connectStream("out", r, outputs[r].data(), outputs[r].data() + size);
         EXPECT_TRUE(status.ok()) << status;
       }
     }
@@ -59,6 +79,7 @@ struct Replicated {
   }
   Device device;
   Graph graph;
+  size_t size;
   Tensor x;
   DataStream in, out;
   Sequence prog;
@@ -87,6 +108,56 @@ TEST(CollectivesTest, SumAndMeanOverAllReplicas) {
   Replicated m(4);
   gcl::allReduceInPlaceCrossReplica(m.graph, m.x, CollectiveOperator::MEAN, m.prog, {}, "mean");
   for (const auto& y : m.Run(m.x)) EXPECT_THAT(y, ElementsAre(2.5, 25, -1.5));
+}
+
+// Long float reductions (blocks, vector chunks and a remainder) give each
+// element's reduction computed in double in replica order, rounded once to
+// float, bit for bit, in place and into a new tensor.
+TEST(CollectivesTest, LongFloatReductionsAreTheDoubleResultInReplicaOrder) {
+  const size_t n = 5003;  // two blocks of 2048 and a part; not a multiple of 16
+  const CollectiveOperator ops[] = {CollectiveOperator::ADD, CollectiveOperator::MEAN,
+                                    CollectiveOperator::MUL, CollectiveOperator::MIN,
+                                    CollectiveOperator::MAX};
+  for (unsigned replicas : {2u, 4u}) {
+    for (CollectiveOperator op : ops) {
+      for (bool inPlace : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << replicas << " replicas, operator "
+                                        << static_cast<int>(op) << (inPlace ? ", in place" : ""));
+        Replicated r(replicas, n);
+        Tensor y = r.x;
+        if (inPlace) {
+          gcl::allReduceInPlaceCrossReplica(r.graph, r.x, op, r.prog, {}, "long");
+        } else {
+          y = gcl::allReduceCrossReplica(r.graph, r.x, op, r.prog, {}, "long");
+        }
+        auto out = r.Run(y);
+        ASSERT_EQ(out.size(), replicas);
+        size_t wrong = 0;
+        for (size_t i = 0; i < n; ++i) {
+          double acc = Input(0, i);
+          for (unsigned k = 1; k < replicas; ++k) {
+            const double v = Input(k, i);
+            switch (op) {
+              case CollectiveOperator::ADD:
+              case CollectiveOperator::MEAN: acc += v; break;
+              case CollectiveOperator::MUL: acc *= v; break;
+              case CollectiveOperator::MIN: acc = std::min(acc, v); break;
+              case CollectiveOperator::MAX: acc = std::max(acc, v); break;
+            }
+          }
+          if (op == CollectiveOperator::MEAN) acc /= replicas;
+          const float want = static_cast<float>(acc);
+          for (unsigned k = 0; k < replicas; ++k) {
+            if (std::memcmp(&out[k][i], &want, sizeof want) != 0 && wrong++ < 5) {
+              ADD_FAILURE() << "replica " << k << " element " << i << ": " << out[k][i]
+                            << ", want " << want;
+            }
+          }
+        }
+        EXPECT_EQ(wrong, 0u);
+      }
+    }
+  }
 }
 
 TEST(CollectivesTest, GroupsOfConsecutiveReplicas) {
