@@ -6,6 +6,8 @@
 #include <random>
 #include <thread>
 
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "tensorflow_ipu/core/status_macros.h"
@@ -14,6 +16,49 @@
 
 namespace tensorflow_ipu {
 namespace data {
+namespace {
+
+// The machine's memory, for refusing a batch that could never fit (the
+// process would be killed while collecting it, or take the machine's
+// memory from everything else); 0 if unknown.
+uint64_t PhysicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+}
+
+std::atomic<uint64_t> max_batch_bytes_for_test{0};
+
+// Batches that cannot fit: known before collecting (`collected` < 0), or
+// found while collecting, after `collected` elements.
+absl::Status BatchTooLarge(int64_t batch_size, uint64_t row_bytes, int64_t collected) {
+  const std::string limit = absl::StrCat("the ", internal::MaxBatchBytes(),
+                                         " bytes a batch may use (half of this machine's memory)");
+  return absl::ResourceExhaustedError(
+      collected < 0
+          ? absl::StrCat("Batch: a batch of ", batch_size, " elements of ", row_bytes,
+                         " bytes each needs more than ", limit, "; use a smaller batch_size")
+          : absl::StrCat("Batch: collecting a batch of ", batch_size, " elements passed ",
+                         limit, " after ", collected, " elements of ", row_bytes,
+                         " bytes; use a smaller batch_size"));
+}
+
+}  // namespace
+
+namespace internal {
+
+uint64_t MaxBatchBytes() {
+  const uint64_t test = max_batch_bytes_for_test.load(std::memory_order_relaxed);
+  return test != 0 ? test : PhysicalMemoryBytes() / 2;
+}
+
+void SetMaxBatchBytesForTest(uint64_t bytes) {
+  max_batch_bytes_for_test.store(bytes, std::memory_order_relaxed);
+}
+
+}  // namespace internal
+
 namespace {
 
 using internal::DatasetNode;
@@ -241,6 +286,10 @@ class BatchNode : public DatasetNode {
       explicit It(std::shared_ptr<const BatchNode> n)
           : n_(std::move(n)), input_(n_->input_->MakeIterator()) {}
       absl::Status GetNext(Element* out, bool* end) override {
+        if (!checked_size_) {
+          RETURN_IF_ERROR(n_->CheckSize());
+          checked_size_ = true;
+        }
         Element batch;
         int64_t rows = 0;
         RETURN_IF_ERROR(input_->GetNextRows(n_->batch_, &batch, &rows));
@@ -252,11 +301,39 @@ class BatchNode : public DatasetNode {
      private:
       std::shared_ptr<const BatchNode> n_;
       std::unique_ptr<Iterator> input_;
+      bool checked_size_ = false;
     };
     return std::make_unique<It>(Self(this));
   }
 
  private:
+  // Refuses, before collecting anything, a batch whose elements have known
+  // shapes and that could not fit in memory: batch_size rows, or the
+  // input's number of elements when that is known and smaller (so
+  // "Batch(a huge number)" to take a whole finite dataset still works).
+  // Elements of unknown shape are checked while they are collected
+  // (Iterator::NextRows).
+  absl::Status CheckSize() const {
+    const uint64_t limit = internal::MaxBatchBytes();
+    if (limit == 0) return absl::OkStatus();
+    uint64_t row_bytes = 0;
+    const std::vector<DataType> types = input_->types();
+    const std::vector<TensorShape> shapes = input_->shapes();
+    for (size_t c = 0; c < types.size() && c < shapes.size(); ++c) {
+      if (!IsValueType(types[c]) || !shapes[c].IsFullyDefined()) return absl::OkStatus();
+      const uint64_t n = static_cast<uint64_t>(shapes[c].num_elements());
+      const uint64_t size = static_cast<uint64_t>(DataTypeSize(types[c]));
+      // Saturating: a row larger than the limit is refused whatever its size.
+      row_bytes = n > limit / size ? limit + 1 : std::min(limit + 1, row_bytes + n * size);
+    }
+    const int64_t card = input_->Cardinality();
+    const int64_t rows = card >= 0 ? std::min(card, batch_) : batch_;
+    if (row_bytes > 0 && static_cast<uint64_t>(rows) > limit / row_bytes) {
+      return BatchTooLarge(rows, row_bytes, -1);
+    }
+    return absl::OkStatus();
+  }
+
   std::shared_ptr<const DatasetNode> input_;
   int64_t batch_;
   bool drop_;
@@ -411,11 +488,21 @@ absl::Status Iterator::GetNextRows(int64_t max_rows, Element* out, int64_t* rows
 
 absl::Status Iterator::NextRows(int64_t max_rows, Element* out, int64_t* rows) {
   std::vector<Element> elements;
+  const uint64_t limit = internal::MaxBatchBytes();
+  uint64_t collected = 0;
   while (static_cast<int64_t>(elements.size()) < max_rows) {
     Element e;
     bool done = false;
     RETURN_IF_ERROR(GetNext(&e, &done));
     if (done) break;
+    // Elements of shapes unknown before they come (BatchNode::CheckSize
+    // could not tell): stop before they take the machine's memory.
+    uint64_t row_bytes = 0;
+    for (const Tensor& t : e) row_bytes += t.TotalBytes() + sizeof(Tensor);
+    collected += row_bytes;
+    if (limit > 0 && collected > limit) {
+      return BatchTooLarge(max_rows, row_bytes, static_cast<int64_t>(elements.size()) + 1);
+    }
     if (!elements.empty()) {
       for (size_t c = 0; c < e.size(); ++c) {
         if (e[c].shape() != elements[0][c].shape()) {

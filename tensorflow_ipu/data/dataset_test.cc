@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tensorflow_ipu/data/dataset_node.h"
 
 namespace tensorflow_ipu {
 namespace data {
@@ -216,6 +218,61 @@ TEST(DatasetTest, BadSlices) {
 TEST(DatasetTest, EmptyRepeatedForeverEnds) {
   Dataset empty = Dataset::FromTensorSlices({Tensor(DT_FLOAT, TensorShape({0, 2}))}).value();
   EXPECT_TRUE(All(empty.Repeat()).empty());
+}
+
+// A batch that could never fit in memory is an error before anything is
+// collected (not a process killed while collecting it); a huge batch_size
+// over a finite dataset still takes the whole dataset, and a reasonable
+// batch of the same pipeline still works after the error.
+TEST(DatasetTest, BatchLargerThanMemoryIsAnError) {
+  const int64_t huge = int64_t{1} << 40;
+  auto it = Ten().Repeat().Batch(huge, false).MakeIterator().value();
+  Element e;
+  bool end = false;
+  absl::Status s = it->GetNext(&e, &end);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("Batch: a batch of 1099511627776 elements of 12 bytes each needs more "
+                        "than the "));
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr(" bytes a batch may use (half of this machine's memory); use a smaller "
+                        "batch_size"));
+
+  std::vector<Element> whole = All(Ten().Batch(huge, false));
+  ASSERT_EQ(whole.size(), 1u);
+  EXPECT_EQ(whole[0][0].shape(), TensorShape({10, 2}));
+
+  std::vector<Element> fours = All(Ten().Repeat().Batch(4, false), 3);
+  ASSERT_EQ(fours.size(), 3u);
+  EXPECT_THAT(Labels(fours), ::testing::ElementsAre(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1));
+}
+
+// Elements whose shape is unknown until they come (batches of batches
+// without drop_remainder) are counted while they are collected: the batch
+// stops with an error at the limit (lowered here to 1,000 bytes, so the
+// test does not need the memory), not when the host runs out.
+TEST(DatasetTest, BatchOfUnknownShapesStopsAtTheMemoryLimit) {
+  internal::SetMaxBatchBytesForTest(1000);
+  Dataset fours = Ten().Repeat().Batch(4, false);
+  ASSERT_EQ(fours.output_shapes()[0].dim_size(0), -1);
+  auto it = fours.Batch(int64_t{1} << 40, false).MakeIterator().value();
+  Element e;
+  bool end = false;
+  absl::Status s = it->GetNext(&e, &end);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  // Each element: [4, 2] floats and [4] ints (48 bytes) and two Tensor
+  // objects; the limit passes on the element that brings the sum over it.
+  const uint64_t row = 48 + 2 * sizeof(Tensor);
+  const uint64_t n = 1000 / row + 1;
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr(absl::StrCat("Batch: collecting a batch of 1099511627776 elements passed "
+                                     "the 1000 bytes a batch may use (half of this machine's "
+                                     "memory) after ", n, " elements of ", row, " bytes")));
+  // Below the limit the same pipeline batches as before.
+  std::vector<Element> two = All(fours.Batch(2, false), 1);
+  ASSERT_EQ(two.size(), 1u);
+  EXPECT_EQ(two[0][0].shape(), TensorShape({2, 4, 2}));
+  internal::SetMaxBatchBytesForTest(0);
 }
 
 }  // namespace
