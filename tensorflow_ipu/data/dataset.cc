@@ -323,6 +323,7 @@ class BatchNode : public DatasetNode {
       if (!IsValueType(types[c]) || !shapes[c].IsFullyDefined()) return absl::OkStatus();
       const uint64_t n = static_cast<uint64_t>(shapes[c].num_elements());
       const uint64_t size = static_cast<uint64_t>(DataTypeSize(types[c]));
+      if (size == 0) return absl::OkStatus();  // strings: sizes vary per element
       // Saturating: a row larger than the limit is refused whatever its size.
       row_bytes = n > limit / size ? limit + 1 : std::min(limit + 1, row_bytes + n * size);
     }
