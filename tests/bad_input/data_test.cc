@@ -224,6 +224,35 @@ TEST(BadDatasetTest, RowsAskedBeyondReason) {
   }
 }
 
+// A batch that could never fit in the host's memory, over data that never
+// ends: an error naming the batch and the element size before anything is
+// collected (it used to collect until the host ran out of memory), for
+// 2^40 and int64's largest; the same dataset batches normally afterwards.
+TEST(BadDatasetTest, BatchLargerThanTheMachinesMemory) {
+  const data::Dataset forever = Ten().Repeat();
+  for (int64_t huge : {int64_t{1} << 40, std::numeric_limits<int64_t>::max()}) {
+    for (bool drop : {false, true}) {
+      std::unique_ptr<data::Iterator> it = forever.Batch(huge, drop).MakeIterator().value();
+      data::Element e;
+      bool end = false;
+      absl::Status status = it->GetNext(&e, &end);
+      EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+      EXPECT_THAT(std::string(status.message()),
+                  HasSubstr(absl::StrCat("Batch: a batch of ", huge,
+                                         " elements of 8 bytes each needs more than the ")));
+      EXPECT_THAT(std::string(status.message()), HasSubstr("use a smaller batch_size"));
+      EXPECT_TRUE(e.empty());
+    }
+  }
+  std::unique_ptr<data::Iterator> it = forever.Batch(32, true).MakeIterator().value();
+  data::Element e;
+  bool end = true;
+  absl::Status status = it->GetNext(&e, &end);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_FALSE(end);
+  EXPECT_EQ(e[0].shape(), TensorShape({32, 2}));
+}
+
 // The stages TF1 programs build their infeeds with, given bad arguments:
 // each is an error from MakeIterator naming the stage and the numbers, and
 // the dataset it was built from still works.
