@@ -252,7 +252,10 @@ TEST(DatasetTest, BatchLargerThanMemoryIsAnError) {
 // stops with an error at the limit (lowered here to 1,000 bytes, so the
 // test does not need the memory), not when the host runs out.
 TEST(DatasetTest, BatchOfUnknownShapesStopsAtTheMemoryLimit) {
-  internal::SetMaxBatchBytesForTest(1000);
+  struct LowLimit {
+    LowLimit() { internal::SetMaxBatchBytesForTest(1000); }
+    ~LowLimit() { internal::SetMaxBatchBytesForTest(0); }  // also after a failed ASSERT
+  } low_limit;
   Dataset fours = Ten().Repeat().Batch(4, false);
   ASSERT_EQ(fours.output_shapes()[0].dim_size(0), -1);
   auto it = fours.Batch(int64_t{1} << 40, false).MakeIterator().value();
@@ -272,7 +275,6 @@ TEST(DatasetTest, BatchOfUnknownShapesStopsAtTheMemoryLimit) {
   std::vector<Element> two = All(fours.Batch(2, false), 1);
   ASSERT_EQ(two.size(), 1u);
   EXPECT_EQ(two[0][0].shape(), TensorShape({2, 4, 2}));
-  internal::SetMaxBatchBytesForTest(0);
 }
 
 }  // namespace
