@@ -93,7 +93,9 @@ class Dataset {
   Dataset Shuffle(int64_t buffer_size, uint64_t seed) const;
   // Stacks `batch_size` (>= 1) consecutive elements along a new first
   // dimension. With drop_remainder the last, smaller batch is dropped, so
-  // every batch has a static shape (as infeeds require).
+  // every batch has a static shape (as infeeds require). A batch that needs
+  // more than half of the machine's memory is ResourceExhausted (before
+  // anything is collected when the element shapes are known).
   Dataset Batch(int64_t batch_size, bool drop_remainder) const;
   // Repeats the data `count` times (kInfinite: forever).
   Dataset Repeat(int64_t count = kInfinite) const;
