@@ -6,29 +6,16 @@
 #include <random>
 #include <thread>
 
-#include <unistd.h>
-
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "tensorflow_ipu/core/status_macros.h"
 #include "tensorflow_ipu/core/tensor_copy.h"
+#include "tensorflow_ipu/data/batch_memory_limit.h"
 #include "tensorflow_ipu/data/dataset_node.h"
 
 namespace tensorflow_ipu {
 namespace data {
 namespace {
-
-// The machine's memory, for refusing a batch that could never fit (the
-// process would be killed while collecting it, or take the machine's
-// memory from everything else); 0 if unknown.
-uint64_t PhysicalMemoryBytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return 0;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
-}
-
-std::atomic<uint64_t> max_batch_bytes_for_test{0};
 
 // Batches that cannot fit: known before collecting (`collected` < 0), or
 // found while collecting, after `collected` elements.
@@ -43,23 +30,6 @@ absl::Status BatchTooLarge(int64_t batch_size, uint64_t row_bytes, int64_t colle
                          limit, " after ", collected, " elements of ", row_bytes,
                          " bytes; use a smaller batch_size"));
 }
-
-}  // namespace
-
-namespace internal {
-
-uint64_t MaxBatchBytes() {
-  const uint64_t test = max_batch_bytes_for_test.load(std::memory_order_relaxed);
-  return test != 0 ? test : PhysicalMemoryBytes() / 2;
-}
-
-void SetMaxBatchBytesForTest(uint64_t bytes) {
-  max_batch_bytes_for_test.store(bytes, std::memory_order_relaxed);
-}
-
-}  // namespace internal
-
-namespace {
 
 using internal::DatasetNode;
 using internal::Self;

@@ -5,7 +5,6 @@
 #ifndef TENSORFLOW_IPU_DATA_DATASET_NODE_H_
 #define TENSORFLOW_IPU_DATA_DATASET_NODE_H_
 
-#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -27,12 +26,6 @@ class DatasetNode : public std::enable_shared_from_this<DatasetNode> {
   virtual std::vector<TensorShape> shapes() const = 0;
   virtual std::unique_ptr<Iterator> MakeIterator() const = 0;
 };
-
-// The most memory one batch may take: half of the machine's (its elements
-// are collected, then stacked into a second copy); 0 if unknown (no
-// limit). Tests lower it to reach the limit without using the memory.
-uint64_t MaxBatchBytes();
-void SetMaxBatchBytesForTest(uint64_t bytes);  // 0 restores the default
 
 // The shared_ptr owning `node`.
 template <typename T>

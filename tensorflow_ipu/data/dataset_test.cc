@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tensorflow_ipu/data/dataset_node.h"
+#include "tensorflow_ipu/data/batch_memory_limit.h"
 
 namespace tensorflow_ipu {
 namespace data {
