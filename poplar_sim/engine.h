@@ -84,7 +84,10 @@ class Engine {
   // On a replicated graph, a host-to-device stream connected without a
   // replica index feeds every replica from the same buffer, and a
   // device-to-host one receives replica 0's records (the others' are
-  // discarded); the overloads with `replica` connect one replica.
+  // discarded); the overloads with `replica` connect one replica. A
+  // host-to-device buffer must stay unchanged while a run uses it: the
+  // engine may read a record in place instead of copying it into device
+  // memory (when the variable it fills is only read after it).
   absl::Status connectStream(const std::string& handle, void* begin,
                              void* end);
   absl::Status connectStream(const std::string& handle, unsigned replica,

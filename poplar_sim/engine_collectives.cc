@@ -191,7 +191,7 @@ absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
     const ElementRun& d0 = n.dst.runs()[0];
     if (s0.var != d0.var || s0.start == d0.start) {
       auto at_replica = [&](unsigned r, const ElementRun& run) {
-        return reinterpret_cast<float*>(memory[r].data[run.var].get()) + run.start;
+        return reinterpret_cast<float*>(memory[r].base[run.var]) + run.start;
       };
       std::vector<const float*> ins(runs.size());
       for (unsigned r = 0; r < runs.size(); ++r) ins[r] = at_replica(r, s0);

@@ -398,6 +398,7 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
                                        : absl::StrCat("program", i));
   }
   planLanes();
+  planBorrowedRecords();
 
   profile.arch = target.getTargetArchString();
   profile.chip = target.arch().chipName;
@@ -426,6 +427,7 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
     memory[replica].streams.resize(graph->streams.size());
     std::vector<std::unique_ptr<char[]>>& mem = memory[replica].data;
     mem.resize(graph->variables.size());
+    memory[replica].base.assign(graph->variables.size(), nullptr);
     for (size_t v = 0; v < graph->variables.size(); ++v) {
       const VariableRecord& r = graph->variables[v];
       const size_t bytes = r.numElements * typeSize(r.type);
@@ -440,6 +442,7 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
             " (the simulator keeps every variable in host memory, once per replica); "
             "make it smaller"));
       }
+      memory[replica].base[v] = mem[v].get();
       if (r.isReplicationIndex) {
         storeFromDouble(r.type, mem[v].get(), 0, globalReplica(replica));
       } else if (r.isConstant && bytes > 0) {
@@ -455,7 +458,7 @@ void EngineImpl::writeReplicationIndices() {
     const VariableRecord& r = graph->variables[v];
     if (!r.isReplicationIndex) continue;
     for (unsigned replica = 0; replica < replicationFactor; ++replica) {
-      storeFromDouble(r.type, memory[replica].data[v].get(), 0, globalReplica(replica));
+      storeFromDouble(r.type, memory[replica].base[v], 0, globalReplica(replica));
     }
   }
 }

@@ -71,6 +71,9 @@ struct CompiledStep {
   // when the sequence has none).
   std::vector<LaneGroup> laneGroups;
   std::vector<int> laneGroupAt;
+  // STREAM_TO_DEVICE: the variable it fills may borrow the host's record
+  // for the run instead of a copy (engine_borrowed_records.cc).
+  bool borrowsRecord = false;
 };
 
 struct StreamConnection {
@@ -85,9 +88,12 @@ struct StreamConnection {
 };
 
 // One replica's device memory (a buffer per variable, indexed by variable
-// id) and its stream connections.
+// id) and its stream connections. Every access goes through `base`: a
+// variable's own buffer, or during a run the host record a stream step
+// lends it (engine_borrowed_records.cc).
 struct ReplicaMemory {
   std::vector<std::unique_ptr<char[]>> data;
+  std::vector<char*> base;
   std::vector<StreamConnection> streams;
 };
 
@@ -156,16 +162,30 @@ struct EngineImpl {
   // by side: not when a stream calls back into the host program, whose
   // callbacks must see the records in program order.
   bool sideBySideAllowed = false;
+  // Whether this run's stream steps may lend host records to variables:
+  // not when a callback runs host code during the run, which could change
+  // a connected buffer (engine_borrowed_records.cc).
+  bool lendingAllowed = false;
   absl::Time runDeadline = absl::InfiniteFuture();
   std::vector<std::vector<unsigned>> computeSetIPUs_;  // per compute set
   // The variables each compute set's vertices read and write (lanes).
   std::vector<std::vector<uint32_t>> computeSetReads_;
   std::vector<std::vector<uint32_t>> computeSetWrites_;
+  // The variables some stream step may lend a host record to
+  // (engine_borrowed_records.cc).
+  std::vector<uint32_t> borrowingVariables_;
 
   // engine_compile.cc
   // `threads` (may be null) analyse the compute sets side by side.
   absl::Status compile(const std::vector<program::Program>& programs,
                        const std::vector<std::string>& programNames, HostThreads* threads);
+  // engine_borrowed_records.cc
+  void planBorrowedRecords();
+  // Lends `record` to the variable stream step `id` fills, if it may
+  // borrow it; false (nothing done) otherwise.
+  bool lendRecord(unsigned id, ReplicaMemory& mem, const char* record) const;
+  // Gives every variable its own buffer back (after a run).
+  void returnBorrowedRecords();
   // engine_run.cc
   absl::Status runProgram(unsigned index, const std::string& name);
   // Copies the elements of `t` in `mem` to `dst` in row-major order, or

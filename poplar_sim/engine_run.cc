@@ -96,7 +96,7 @@ class EngineContext : public ExecutionContext {
   void read(const Tensor& t, void* dst) override { e_.gather(mem_, t, dst); }
   void write(const Tensor& t, const void* src) override { e_.scatter(mem_, t, src); }
   HostThreads* hostThreads() override { return threads_; }
-  char* variableData(uint32_t var) override { return mem_.data[var].get(); }
+  char* variableData(uint32_t var) override { return mem_.base[var]; }
 
  private:
   const EngineImpl& e_;
@@ -130,7 +130,7 @@ void PrintValues(std::ostream& os, Type t, const char* data,
 void EngineImpl::gather(const ReplicaMemory& mem, const Tensor& t, void* dst) const {
   const size_t es = typeSize(t.elementType());
   char* out = static_cast<char*>(dst);
-  for (const ElementRun& r : t.runs()) GatherAnyRun(mem.data[r.var].get(), es, r, out);
+  for (const ElementRun& r : t.runs()) GatherAnyRun(mem.base[r.var], es, r, out);
 }
 
 void EngineImpl::scatter(ReplicaMemory& mem, const Tensor& t, const void* src) const {
@@ -146,14 +146,14 @@ void EngineImpl::scatter(ReplicaMemory& mem, const Tensor& t, const void* src) c
     for (size_t i = 0; i < n; ++i) normalised[i] = in[i] != 0;
     in = normalised.get();
   }
-  for (const ElementRun& r : t.runs()) ScatterAnyRun(mem.data[r.var].get(), es, r, in);
+  for (const ElementRun& r : t.runs()) ScatterAnyRun(mem.base[r.var], es, r, in);
 }
 
 void* EngineImpl::contiguous(ReplicaMemory& mem, const Tensor& t) const {
-  if (t.runs().empty()) return mem.data.empty() ? nullptr : mem.data[0].get();
+  if (t.runs().empty()) return mem.base.empty() ? nullptr : mem.base[0];
   if (!t.isContiguous()) return nullptr;
   const ElementRun& r = t.runs()[0];
-  return mem.data[r.var].get() + r.start * typeSize(t.elementType());
+  return mem.base[r.var] + r.start * typeSize(t.elementType());
 }
 
 void EngineImpl::record(unsigned id, const StepCost& c, ReplicaRun& run) {
@@ -223,7 +223,7 @@ absl::Status EngineImpl::executeVertices(unsigned cs, ReplicaMemory& mem) {
       if (f->direction() != FieldDirection::OUTPUT) {
         char* out = buf;
         t.forEachRun([&](const ElementRun& r) {
-          GatherAnyRun(mem.data[r.var].get(), es, r, out);
+          GatherAnyRun(mem.base[r.var], es, r, out);
         });
       }
       f->bind(buf, n, options.checkVertexFields);
@@ -254,7 +254,7 @@ absl::Status EngineImpl::executeVertices(unsigned cs, ReplicaMemory& mem) {
       const size_t es = typeSize(t.elementType());
       const char* in = bound[i].buffers[buffer].get();
       t.forEachRun([&](const ElementRun& r) {
-        ScatterAnyRun(mem.data[r.var].get(), es, r, in);
+        ScatterAnyRun(mem.base[r.var], es, r, in);
       });
     }
   }
@@ -329,7 +329,8 @@ absl::Status EngineImpl::executeLeaf(unsigned id, ReplicaRun& run) {
         ++c.next;
       } else if (c.mode == StreamConnection::Mode::RECORDS) {
         // Host-to-device only (connectStreamToRecords checks): read in place.
-        scatter(*run.memory, n.dst, c.records[c.next % c.records.size()]);
+        const char* rec = c.records[c.next % c.records.size()];
+        if (!lendRecord(id, *run.memory, rec)) scatter(*run.memory, n.dst, rec);
         ++c.next;
         record(id, st.cost, run);
         return absl::OkStatus();
@@ -341,8 +342,12 @@ absl::Status EngineImpl::executeLeaf(unsigned id, ReplicaRun& run) {
       // (A run with callbacks runs its replicas and lanes one after
       // another: see sideBySideAllowed.)
       if (toDevice) {
-        if (c.mode == StreamConnection::Mode::CALLBACK) c.callback(record_);
-        scatter(*run.memory, t, record_);
+        if (c.mode == StreamConnection::Mode::CALLBACK) {
+          c.callback(record_);
+          scatter(*run.memory, t, record_);  // a buffer of this step's only
+        } else if (!lendRecord(id, *run.memory, record_)) {
+          scatter(*run.memory, t, record_);
+        }
       } else {
         gather(*run.memory, t, record_);
         if (c.mode == StreamConnection::Mode::CALLBACK) c.callback(record_);
@@ -534,12 +539,13 @@ absl::Status EngineImpl::runProgram(unsigned index, const std::string& name) {
   // another with each compute set split over the threads: a replica's
   // products are too small to split well. A thread whose replicas are done
   // helps the others split theirs (lane_threads.h).
-  sideBySideAllowed = hostThreads != nullptr && hostThreads->numThreads() > 1;
+  lendingAllowed = true;
   for (const ReplicaMemory& m : memory) {
     for (const StreamConnection& c : m.streams) {
-      sideBySideAllowed &= c.mode != StreamConnection::Mode::CALLBACK;
+      lendingAllowed &= c.mode != StreamConnection::Mode::CALLBACK;
     }
   }
+  sideBySideAllowed = lendingAllowed && hostThreads != nullptr && hostThreads->numThreads() > 1;
   const bool sideBySide = sideBySideAllowed && replicationFactor > 1;
   std::vector<std::string> printed(sideBySide ? replicationFactor : 0);
   std::unique_ptr<LaneThreads> lanes;
@@ -591,6 +597,8 @@ absl::Status EngineImpl::runProgram(unsigned index, const std::string& name) {
     if (!s.ok() || !waiting) break;
     s = reduceAcrossReplicas(replicas);
   }
+  // The host's records are the host's again, whatever happened.
+  returnBorrowedRecords();
   // The run ends when the slowest IPU of the slowest replica does.
   uint64_t latest = 0;
   for (const ReplicaRun& r : replicas) latest = std::max(latest, r.timeline.elapsed());
