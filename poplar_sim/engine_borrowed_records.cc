@@ -126,20 +126,22 @@ bool EngineImpl::lendRecord(unsigned id, ReplicaMemory& mem, const char* record)
   if (!st.borrowsRecord || !lendingAllowed || record == nullptr) return false;
   const Tensor& dst = st.node->dst;
   if (reinterpret_cast<uintptr_t>(record) % typeSize(dst.elementType()) != 0) return false;
-  // A device-to-host stream could write the record during the run (a host
-  // program may give one buffer to both directions); the variable must keep
-  // the values it was filled with.
+  // A device-to-host stream, of any replica, could write the record during
+  // the run (a host program may give one buffer to both directions); the
+  // variable must keep the values it was filled with.
   const char* end = record + st.bytes;
-  for (size_t s = 0; s < mem.streams.size(); ++s) {
-    const StreamConnection& c = mem.streams[s];
-    if (graph->streams[s].direction != StreamDirection::DEVICE_TO_HOST ||
-        c.mode != StreamConnection::Mode::BUFFER) {
-      continue;
+  for (const ReplicaMemory& replica : memory) {
+    for (size_t s = 0; s < replica.streams.size(); ++s) {
+      const StreamConnection& c = replica.streams[s];
+      if (graph->streams[s].direction != StreamDirection::DEVICE_TO_HOST ||
+          c.mode != StreamConnection::Mode::BUFFER) {
+        continue;
+      }
+      const char* first = c.begin;
+      const char* last = c.begin + c.numRecords * graph->streams[s].numElements *
+                                       typeSize(graph->streams[s].type);
+      if (first < end && record < last) return false;
     }
-    const char* first = c.begin;
-    const char* last = c.begin + c.numRecords * graph->streams[s].numElements *
-                                     typeSize(graph->streams[s].type);
-    if (first < end && record < last) return false;
   }
   // Never written while it borrows (the stream step is its only writer).
   mem.base[dst.runs()[0].var] = const_cast<char*>(record);
