@@ -77,9 +77,14 @@ void EngineImpl::planBorrowedRecords() {
       case Kind::REPEAT:
       case Kind::SYNC:
         break;
-      default:  // prints, branches and loops read their tensor
+      case Kind::REPEAT_WHILE_TRUE:
+      case Kind::REPEAT_WHILE_FALSE:
+      case Kind::IF:
+      case Kind::SWITCH:
+      case Kind::PRINT_TENSOR:
         note(readers, n.predicate, id);
         break;
+      // No default: a new kind of step must say what it reads and writes.
     }
   }
   std::vector<bool> hostTouched(numVars, false);
