@@ -4,6 +4,7 @@
 // other values (a read before the stream, another writer, an output stream
 // into the same buffer, a host handle) keep the copy's values.
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -180,6 +181,30 @@ TEST(BorrowedRecordsTest, ACallbackChangingTheBufferDoesNotChangeTheVariable) {
     std::fill(in.begin(), in.end(), 100.0f);
     std::fill(static_cast<float*>(record), static_cast<float*>(record) + kN, 0.0f);
   });
+  ASSERT_TRUE(s.ok()) << s;
+  s = e->load(p.device);
+  ASSERT_TRUE(s.ok()) << s;
+  s = e->run(0);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_THAT(out, ElementsAre(2, 4, 6, 8));
+}
+
+// A record at an address no float may have (the host's bytes one past an
+// aligned buffer): the stream still gives the record's values (the engine
+// copies it rather than lend it to typed reads).
+TEST(BorrowedRecordsTest, AMisalignedRecordIsCopied) {
+  Fixture p("sao");
+  alignas(16) char bytes[kN * sizeof(float) + 1];
+  const std::vector<float> values = {1, 2, 3, 4};
+  std::memcpy(bytes + 1, values.data(), kN * sizeof(float));
+  std::vector<float> out(kN, -1), back(kN);
+  auto e = Engine::create(p.graph, p.seq);
+  ASSERT_TRUE(e.ok()) << e.status();
+  absl::Status s = e->connectStream("in", bytes + 1, bytes + 1 + kN * sizeof(float));
+  ASSERT_TRUE(s.ok()) << s;
+  s = e->connectStream("out", out.data(), out.data() + kN);
+  ASSERT_TRUE(s.ok()) << s;
+  s = e->connectStream("back", back.data(), back.data() + kN);
   ASSERT_TRUE(s.ok()) << s;
   s = e->load(p.device);
   ASSERT_TRUE(s.ok()) << s;
