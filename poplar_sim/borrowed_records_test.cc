@@ -5,6 +5,7 @@
 // into the same buffer, a host handle) keep the copy's values.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -62,17 +63,25 @@ struct Fixture {
       }
     }
   }
-  // Loads the engine with `in`, `out` and `back` connected.
-  void Load(float* in, size_t inRecords, float* out, size_t outRecords, float* back) {
+  // Loads the engine with `in` (`inRecords` records from `in`, which need
+  // not be aligned), `out` and `back` connected, and "cb" to `callback` if
+  // one is given.
+  void Load(void* in, size_t inRecords, float* out, size_t outRecords, float* back,
+            std::function<void(void*)> callback = nullptr) {
     auto e = Engine::create(graph, top.has_value() ? *top : Program(seq));
     ASSERT_TRUE(e.ok()) << e.status();
     engine.emplace(std::move(*e));
-    absl::Status s = engine->connectStream("in", in, in + inRecords * kN);
+    char* inBytes = static_cast<char*>(in);
+    absl::Status s = engine->connectStream("in", inBytes, inBytes + inRecords * kN * sizeof(float));
     ASSERT_TRUE(s.ok()) << s;
     s = engine->connectStream("out", out, out + outRecords * kN);
     ASSERT_TRUE(s.ok()) << s;
     s = engine->connectStream("back", back, back + kN);
     ASSERT_TRUE(s.ok()) << s;
+    if (callback) {
+      s = engine->connectStreamToCallback("cb", std::move(callback));
+      ASSERT_TRUE(s.ok()) << s;
+    }
     s = engine->load(device);
     ASSERT_TRUE(s.ok()) << s;
   }
@@ -169,23 +178,11 @@ TEST(BorrowedRecordsTest, AHostReadSeesTheStreamedValues) {
 TEST(BorrowedRecordsTest, ACallbackChangingTheBufferDoesNotChangeTheVariable) {
   Fixture p("scao");
   std::vector<float> in = {1, 2, 3, 4}, out(kN, -1), back(kN);
-  auto e = Engine::create(p.graph, p.seq);
-  ASSERT_TRUE(e.ok()) << e.status();
-  absl::Status s = e->connectStream("in", in.data(), in.data() + kN);
-  ASSERT_TRUE(s.ok()) << s;
-  s = e->connectStream("out", out.data(), out.data() + kN);
-  ASSERT_TRUE(s.ok()) << s;
-  s = e->connectStream("back", back.data(), back.data() + kN);
-  ASSERT_TRUE(s.ok()) << s;
-  s = e->connectStreamToCallback("cb", [&](void* record) {
+  p.Load(in.data(), 1, out.data(), 1, back.data(), [&](void* record) {
     std::fill(in.begin(), in.end(), 100.0f);
     std::fill(static_cast<float*>(record), static_cast<float*>(record) + kN, 0.0f);
   });
-  ASSERT_TRUE(s.ok()) << s;
-  s = e->load(p.device);
-  ASSERT_TRUE(s.ok()) << s;
-  s = e->run(0);
-  ASSERT_TRUE(s.ok()) << s;
+  p.Run();
   EXPECT_THAT(out, ElementsAre(2, 4, 6, 8));
 }
 
@@ -198,18 +195,8 @@ TEST(BorrowedRecordsTest, AMisalignedRecordIsCopied) {
   const std::vector<float> values = {1, 2, 3, 4};
   std::memcpy(bytes + 1, values.data(), kN * sizeof(float));
   std::vector<float> out(kN, -1), back(kN);
-  auto e = Engine::create(p.graph, p.seq);
-  ASSERT_TRUE(e.ok()) << e.status();
-  absl::Status s = e->connectStream("in", bytes + 1, bytes + 1 + kN * sizeof(float));
-  ASSERT_TRUE(s.ok()) << s;
-  s = e->connectStream("out", out.data(), out.data() + kN);
-  ASSERT_TRUE(s.ok()) << s;
-  s = e->connectStream("back", back.data(), back.data() + kN);
-  ASSERT_TRUE(s.ok()) << s;
-  s = e->load(p.device);
-  ASSERT_TRUE(s.ok()) << s;
-  s = e->run(0);
-  ASSERT_TRUE(s.ok()) << s;
+  p.Load(bytes + 1, 1, out.data(), 1, back.data());
+  p.Run();
   EXPECT_THAT(out, ElementsAre(2, 4, 6, 8));
 }
 
