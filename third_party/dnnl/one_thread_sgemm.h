@@ -47,6 +47,15 @@ bool SgemmBlock(bool transpose_a, bool transpose_b, int64_t row, int64_t rows, i
                 int64_t cols, int64_t k, const float* a, int64_t lda, const float* b,
                 int64_t ldb, float* c, int64_t ldc);
 
+// c [m,n] += alpha op(a) op(b) for the block of rows [row, row + rows) and
+// columns [col, col + cols), as SgemmBlock computes its product (the caller
+// splitting it over threads, one block each: every element gets the same
+// bits whatever the block). c must not overlap a or b. False as for Sgemm,
+// with c unchanged.
+bool SgemmBlockScaledAdd(bool transpose_a, bool transpose_b, int64_t row, int64_t rows,
+                         int64_t col, int64_t cols, int64_t k, float alpha, const float* a,
+                         int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc);
+
 }  // namespace dnnl_one_thread
 
 #endif  // THIRD_PARTY_DNNL_ONE_THREAD_SGEMM_H_

@@ -58,6 +58,49 @@ TEST(OneThreadSgemmTest, WholeAndBlocksForEveryTranspose) {
   }
 }
 
+// c += alpha op(a) op(b) (a gradient-descent step taken inside the
+// product), every transpose: right values, the whole product's bits in
+// row and column blocks, and a refused call leaves c alone.
+TEST(OneThreadSgemmTest, ScaledAddWholeAndBlocksForEveryTranspose) {
+  const int64_t m = 40, n = 48, k = 32;
+  const float alpha = -0.05f;
+  const std::vector<float> a = Values(m * k, 0), b = Values(k * n, 3), c0 = Values(m * n, 5);
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      const int64_t lda = ta ? m : k, ldb = tb ? k : n;
+      std::vector<float> whole = c0;
+      ASSERT_TRUE(SgemmBlockScaledAdd(ta, tb, 0, m, 0, n, k, alpha, a.data(), lda, b.data(),
+                                      ldb, whole.data(), n))
+          << "ta=" << ta << " tb=" << tb;
+      for (int64_t r = 0; r < m; ++r) {
+        for (int64_t c = 0; c < n; ++c) {
+          const double want = c0[r * n + c] + alpha * Reference(ta, tb, r, c, m, n, k, a, b);
+          ASSERT_NEAR(whole[r * n + c], want, 1e-5 * (1 + std::fabs(want)))
+              << "ta=" << ta << " tb=" << tb << " at " << r << "," << c;
+        }
+      }
+      std::vector<float> byRows = c0, byCols = c0;
+      ASSERT_TRUE(SgemmBlockScaledAdd(ta, tb, 0, 17, 0, n, k, alpha, a.data(), lda, b.data(),
+                                      ldb, byRows.data(), n));
+      ASSERT_TRUE(SgemmBlockScaledAdd(ta, tb, 17, m - 17, 0, n, k, alpha, a.data(), lda,
+                                      b.data(), ldb, byRows.data(), n));
+      ASSERT_TRUE(SgemmBlockScaledAdd(ta, tb, 0, m, 0, 16, k, alpha, a.data(), lda, b.data(),
+                                      ldb, byCols.data(), n));
+      ASSERT_TRUE(SgemmBlockScaledAdd(ta, tb, 0, m, 16, n - 16, k, alpha, a.data(), lda,
+                                      b.data(), ldb, byCols.data(), n));
+      EXPECT_EQ(byRows, whole) << "ta=" << ta << " tb=" << tb;
+      EXPECT_EQ(byCols, whole) << "ta=" << ta << " tb=" << tb;
+    }
+  }
+  std::vector<float> c = c0;
+  EXPECT_FALSE(SgemmBlockScaledAdd(false, false, 0, m, 0, n, k, alpha, nullptr, k, b.data(), n,
+                                   c.data(), n));
+  EXPECT_FALSE(SgemmBlockScaledAdd(false, false, 0, m, 0, n, k, alpha, a.data(), k, b.data(), n,
+                                   c.data(), n - 1))
+      << "ldc shorter than a row of c";
+  EXPECT_EQ(c, c0);
+}
+
 // Arguments oneDNN would read or write out of bounds with are refused
 // before it is called, and the output is left alone; empty products are
 // done at once.

@@ -1,5 +1,6 @@
 #include "tensorflow_ipu/core/kernels/gemm.h"
 
+#include <functional>
 #include <type_traits>
 
 #include "Eigen/Core"
@@ -26,6 +27,27 @@ constexpr int64_t kSplitFlops = 2 * 1024 * 1024;
 // number of threads.
 constexpr int64_t kSplitGrain = 48;
 
+// Runs block(r0, rows, c0, cols) over the [m, n] output: whole on the
+// calling thread for small products or one thread, else split by rows (tall
+// outputs) or columns (wide ones) at multiples of kSplitGrain, one range
+// per pool thread.
+void ForEachBlock(const Eigen::ThreadPoolDevice& device, Index m, Index n, Index k,
+                  const std::function<void(Index, Index, Index, Index)>& block) {
+  const int threads = device.numThreads();
+  if (m * n * k < kSplitFlops || threads < 2) {
+    block(0, m, 0, n);
+    return;
+  }
+  const bool by_rows = m >= n;
+  RunRanges(device, by_rows ? m : n, kSplitGrain, threads, [&](int64_t begin, int64_t end) {
+    if (by_rows) {
+      block(begin, end - begin, 0, n);
+    } else {
+      block(0, m, begin, end - begin);
+    }
+  });
+}
+
 }  // namespace
 
 template <typename T>
@@ -50,7 +72,7 @@ void Gemm(const Eigen::ThreadPoolDevice& device, const T* a, int64_t a_rows,
   if constexpr (std::is_same_v<T, float>) dnnl = dnnl_one_thread::FasterThanEigen(m, n, k);
   // The product of rows [r0, r0 + rows) and columns [c0, c0 + cols)
   // (transposes are views, not copies).
-  auto block = [&](Index r0, Index rows, Index c0, Index cols) {
+  ForEachBlock(device, m, n, k, [&](Index r0, Index rows, Index c0, Index cols) {
     if constexpr (std::is_same_v<T, float>) {
       if (dnnl && dnnl_one_thread::SgemmBlock(ta, tb, r0, rows, c0, cols, k, a, a_cols, b,
                                               b_cols, out, n)) {
@@ -67,18 +89,34 @@ void Gemm(const Eigen::ThreadPoolDevice& device, const T* a, int64_t a_rows,
     } else {
       o.noalias() = am.transpose().middleRows(r0, rows) * bm.transpose().middleCols(c0, cols);
     }
-  };
-  const int threads = device.numThreads();
-  if (m * n * k < kSplitFlops || threads < 2) {
-    block(0, m, 0, n);
-    return;
-  }
-  const bool by_rows = m >= n;
-  RunRanges(device, by_rows ? m : n, kSplitGrain, threads, [&](int64_t begin, int64_t end) {
-    if (by_rows) {
-      block(begin, end - begin, 0, n);
+  });
+}
+
+void GemmScaledAdd(const Eigen::ThreadPoolDevice& device, const float* a, int64_t a_rows,
+                   int64_t a_cols, bool ta, const float* b, int64_t b_rows, int64_t b_cols,
+                   bool tb, float alpha, float* out) {
+  Eigen::Map<const RowMajor<float>> am(a, a_rows, a_cols);
+  Eigen::Map<const RowMajor<float>> bm(b, b_rows, b_cols);
+  const Index m = ta ? a_cols : a_rows, k = ta ? a_rows : a_cols;
+  const Index n = tb ? b_rows : b_cols;
+  if (m * n == 0 || k == 0) return;
+  Eigen::Map<RowMajor<float>> om(out, m, n);
+  const bool dnnl = dnnl_one_thread::FasterThanEigen(m, n, k);
+  ForEachBlock(device, m, n, k, [&](Index r0, Index rows, Index c0, Index cols) {
+    if (dnnl && dnnl_one_thread::SgemmBlockScaledAdd(ta, tb, r0, rows, c0, cols, k, alpha, a,
+                                                     a_cols, b, b_cols, out, n)) {
+      return;
+    }
+    auto o = om.block(r0, c0, rows, cols);
+    if (!ta && !tb) {
+      o.noalias() += alpha * (am.middleRows(r0, rows) * bm.middleCols(c0, cols));
+    } else if (ta && !tb) {
+      o.noalias() += alpha * (am.transpose().middleRows(r0, rows) * bm.middleCols(c0, cols));
+    } else if (!ta && tb) {
+      o.noalias() += alpha * (am.middleRows(r0, rows) * bm.transpose().middleCols(c0, cols));
     } else {
-      block(0, m, begin, end - begin);
+      o.noalias() +=
+          alpha * (am.transpose().middleRows(r0, rows) * bm.transpose().middleCols(c0, cols));
     }
   });
 }

@@ -38,6 +38,17 @@ void Gemm(const Eigen::ThreadPoolDevice& device, const T* a, int64_t a_rows,
           int64_t a_cols, bool ta, const T* b, int64_t b_rows, int64_t b_cols,
           bool tb, T* out);
 
+// out += alpha * op(a) * op(b) for float matrices laid out as for Gemm: a
+// gradient-descent step taken inside the product of its gradient (alpha =
+// -learning rate), without the gradient's own buffer. The same library
+// choice and the same split over the pool as Gemm, so the bits do not
+// depend on the number of threads; they may differ from Gemm followed by
+// the addition in the last place, since the libraries add the scaled sum
+// to out their own way. out must not overlap a or b.
+void GemmScaledAdd(const Eigen::ThreadPoolDevice& device, const float* a, int64_t a_rows,
+                   int64_t a_cols, bool ta, const float* b, int64_t b_rows, int64_t b_cols,
+                   bool tb, float alpha, float* out);
+
 }  // namespace tensorflow_ipu
 
 #endif  // TENSORFLOW_IPU_CORE_KERNELS_GEMM_H_

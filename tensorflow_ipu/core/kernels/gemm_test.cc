@@ -78,6 +78,50 @@ TEST(GemmTest, SplitProductsKeepTheirBitsForAnyThreadCount) {
   }
 }
 
+// out + alpha op(a) op(b) for `shape`, out starting from its own values,
+// with a device of `threads` threads.
+std::vector<float> ScaledAdd(const Shape& s, float alpha, int threads) {
+  const std::vector<float> a = Values(s.m * s.k, 0), b = Values(s.k * s.n, 2);
+  Eigen::ThreadPool pool(threads);
+  Eigen::ThreadPoolDevice device(&pool, threads);
+  std::vector<float> out = Values(s.m * s.n, 4);
+  GemmScaledAdd(device, a.data(), s.ta ? s.k : s.m, s.ta ? s.m : s.k, s.ta, b.data(),
+                s.tb ? s.n : s.k, s.tb ? s.k : s.n, s.tb, alpha, out.data());
+  return out;
+}
+
+// The product added into the output in place, on both libraries and both
+// splits: out + alpha * product, with the same bits for 1, 2 and 3 threads.
+TEST(GemmTest, ScaledAddKeepsItsBitsForAnyThreadCount) {
+  const float alpha = -0.05f;
+  for (const Shape& s : {Shape{784, 32, 256, true, false}, Shape{256, 32, 128, true, false},
+                         Shape{128, 32, 10, true, false}, Shape{96, 300, 200, true, true},
+                         Shape{10, 512, 4096, false, true}, Shape{3, 4, 5, false, false}}) {
+    const std::vector<float> one = ScaledAdd(s, alpha, 1);
+    const std::vector<double> product = Reference(s);
+    const std::vector<float> start = Values(s.m * s.n, 4);
+    for (size_t i = 0; i < one.size(); ++i) {
+      const double want = start[i] + alpha * product[i];
+      ASSERT_NEAR(one[i], want, 1e-5 * (1 + std::fabs(product[i])))
+          << s.m << "x" << s.k << "x" << s.n << " ta=" << s.ta << " tb=" << s.tb
+          << " element " << i;
+    }
+    for (int threads : {2, 3}) {
+      EXPECT_EQ(ScaledAdd(s, alpha, threads), one)
+          << s.m << "x" << s.k << "x" << s.n << " ta=" << s.ta << " tb=" << s.tb << " on "
+          << threads << " threads";
+    }
+  }
+}
+
+TEST(GemmTest, ScaledAddOfAnEmptyInnerDimensionLeavesTheOutput) {
+  Eigen::ThreadPool pool(1);
+  Eigen::ThreadPoolDevice device(&pool, 1);
+  std::vector<float> out(6, 7.f);
+  GemmScaledAdd(device, nullptr, 2, 0, false, nullptr, 0, 3, false, -1.f, out.data());
+  EXPECT_EQ(out, std::vector<float>(6, 7.f));
+}
+
 TEST(GemmTest, AnEmptyInnerDimensionGivesZeros) {
   Eigen::ThreadPool pool(1);
   Eigen::ThreadPoolDevice device(&pool, 1);
