@@ -12,6 +12,8 @@
 #include "absl/time/time.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/core/kernels/gradient_descent_of_product.h"
+#include "tensorflow_ipu/runtime/gradient_update_fusion.h"
 #include "tensorflow_ipu/runtime/needed_nodes.h"
 
 namespace tensorflow_ipu {
@@ -118,6 +120,15 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
                         : ex->items_[item_of[f.node->id()]].output_base + f.index);
   }
 
+  for (const GradientUpdateFusion& f :
+       FindGradientUpdateFusions(needed_nodes, spec.feeds, spec.fetches)) {
+    Item& update = ex->items_[f.update];
+    ex->items_[f.product].folded_into = f.update;
+    update.folds = f.product;
+    update.fold_ta = f.transpose_a;
+    update.fold_tb = f.transpose_b;
+  }
+
   // An output nothing reads is dropped right after its producer ran.
   std::vector<int> last_reader(ex->num_slots_, -1);
   for (int i = 0; i < static_cast<int>(ex->items_.size()); ++i) {
@@ -126,6 +137,11 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
   }
   for (int i = 0; i < static_cast<int>(ex->items_.size()); ++i) {
     for (int s : ex->items_[i].input_slots) last_reader[s] = std::max(last_reader[s], i);
+    // A folded MatMul's operands are read by its update.
+    const int folds = ex->items_[i].folds;
+    if (folds >= 0) {
+      for (int s : ex->items_[folds].input_slots) last_reader[s] = std::max(last_reader[s], i);
+    }
   }
   for (int s : ex->fetch_slots_) last_reader[s] = -1;
   for (int s = 0; s < ex->num_slots_; ++s) {
@@ -152,6 +168,36 @@ absl::Status Executor::ComputeItem(RunState* state, int i) const {
         "The run passed its deadline (RunOptions.timeout_in_ms) before node '",
         item.node->name(), "' (", item.node->op(), ") ran"));
   }
+  const bool traced = state->collector != nullptr && state->collector->trace_nodes();
+  if (item.folded_into >= 0 && !traced) return absl::OkStatus();  // its update computes it
+  if (item.folds >= 0 && !state->slots[items_[item.folds].output_base].IsInitialized()) {
+    ASSIGN_OR_RETURN(const bool done, RunFoldedUpdate(state, i));
+    if (done) return absl::OkStatus();
+    RETURN_IF_ERROR(RunKernel(state, item.folds));
+  }
+  return RunKernel(state, i);
+}
+
+absl::StatusOr<bool> Executor::RunFoldedUpdate(RunState* state, int i) const {
+  const Item& item = items_[i];
+  const Item& product = items_[item.folds];
+  const Tensor* inputs[2] = {&state->slots[item.input_slots[0]],
+                             &state->slots[item.input_slots[1]]};
+  OpKernelContext::Params params;
+  params.node = item.node;
+  params.inputs = absl::Span<const Tensor* const>(inputs, 2);
+  params.outputs = state->slots.data() + item.output_base;
+  params.eigen_device = &device_->eigen_device();
+  params.resources = resources_;
+  params.run_collector = state->collector;
+  params.deadline = state->deadline;
+  OpKernelContext ctx(params);
+  return ApplyGradientDescentOfProduct(&ctx, state->slots[product.input_slots[0]], item.fold_ta,
+                                       state->slots[product.input_slots[1]], item.fold_tb);
+}
+
+absl::Status Executor::RunKernel(RunState* state, int i) const {
+  const Item& item = items_[i];
   OpKernelContext::Params params;
   params.node = item.node;
   const int n_in = static_cast<int>(item.input_slots.size());

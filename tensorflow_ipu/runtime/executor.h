@@ -76,6 +76,16 @@ class Executor {
     // and a variable's read released (its update can then write in place),
     // as soon as nothing needs it.
     std::vector<int> release_after;
+    // A MatMul whose product is only the gradient of the update item
+    // `folded_into`, which takes its step inside the product
+    // (gradient_update_fusion.h): this item then computes nothing, unless
+    // the run traces nodes (each node is then timed on its own).
+    int folded_into = -1;
+    // For that update: the MatMul item, and its transpose attributes. When
+    // the update cannot take the step that way, it runs the MatMul first.
+    int folds = -1;
+    bool fold_ta = false;
+    bool fold_tb = false;
   };
   struct RunState;
 
@@ -83,7 +93,14 @@ class Executor {
   absl::Status RunSequential(RunState* state) const;
   absl::Status RunParallel(RunState* state) const;
   void Process(RunState* state, int item) const;
+  // Runs item `item` (or what its folding says: see Item), after checking
+  // the run's deadline.
   absl::Status ComputeItem(RunState* state, int item) const;
+  // Calls item `item`'s kernel.
+  absl::Status RunKernel(RunState* state, int item) const;
+  // The update item `item` taking its step inside its MatMul's product;
+  // false when it cannot (nothing done).
+  absl::StatusOr<bool> RunFoldedUpdate(RunState* state, int item) const;
 
   CpuDevice* device_ = nullptr;
   // The functions the graph's control-flow nodes call; nullptr when none.

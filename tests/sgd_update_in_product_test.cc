@@ -1,0 +1,211 @@
+// The CPU executor takes a plain SGD step inside the product of its
+// gradient (runtime/gradient_update_fusion.h): w -= lr * x^T g as one matrix
+// product into w. What a user relies on: the step's values, the same bits
+// for any thread count, reads of the variable made in the same run keeping
+// the old value, traces that still show every node, and the kernels' own
+// errors when something is wrong, after which the session keeps working.
+#include <cmath>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tensorflow_ipu/cc/client_session.h"
+#include "tensorflow_ipu/cc/ops/resource_variable_ops.h"
+#include "tensorflow_ipu/cc/ops/standard_ops.h"
+
+namespace tensorflow_ipu {
+namespace {
+
+// Sizes of the benchmark MLP's first layer: batch 32, 784 inputs, 256
+// units (6.4M multiply-adds: split over the threads, on oneDNN).
+constexpr int kBatch = 32, kIn = 784, kOut = 256;
+constexpr float kLearningRate = 0.05f;
+
+Tensor Filled(int rows, int cols, int salt) {
+  Tensor t(DT_FLOAT, TensorShape({rows, cols}));
+  for (int i = 0; i < rows * cols; ++i) {
+    t.data<float>()[i] = float((i * (7 + salt)) % 29) * 0.031f - 0.4f;
+  }
+  return t;
+}
+
+// w0 - lr * x^T g, in double.
+std::vector<double> Expected(const Tensor& w0, const Tensor& x, const Tensor& g) {
+  std::vector<double> w(w0.data<float>(), w0.data<float>() + w0.NumElements());
+  for (int r = 0; r < kIn; ++r) {
+    for (int c = 0; c < kOut; ++c) {
+      double acc = 0;
+      for (int b = 0; b < kBatch; ++b) {
+        acc += double(x.data<float>()[b * kIn + r]) * g.data<float>()[b * kOut + c];
+      }
+      w[r * kOut + c] -= kLearningRate * acc;
+    }
+  }
+  return w;
+}
+
+void ExpectClose(const Tensor& got, const std::vector<double>& want) {
+  ASSERT_EQ(got.NumElements(), static_cast<int64_t>(want.size()));
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_NEAR(got.data<float>()[i], want[i], 1e-5 * (1 + std::fabs(want[i])))
+        << "element " << i;
+  }
+}
+
+// One layer's weight and its SGD step on a fed batch and gradient.
+struct Layer {
+  explicit Layer(const Scope& root)
+      : x(ops::Placeholder(root.WithOpName("x"), DT_FLOAT)),
+        g(ops::Placeholder(root.WithOpName("g"), DT_FLOAT)),
+        w(ops::VarHandleOp(root.WithOpName("w"), DT_FLOAT, TensorShape({kIn, kOut}))),
+        init(ops::AssignVariableOp(root.WithOpName("init"), w, Filled(kIn, kOut, 3)).operation),
+        grad(ops::MatMul(root.WithOpName("grad"), x, g, ops::MatMul::TransposeA(true))),
+        step(ops::ResourceApplyGradientDescent(root.WithOpName("step"), w,
+                                               ops::Const(root, kLearningRate), grad)
+                 .operation),
+        read(ops::ReadVariableOp(root.WithOpName("read"), w, DT_FLOAT)) {}
+  ops::Placeholder x, g;
+  ops::VarHandleOp w;
+  Operation init;
+  ops::MatMul grad;
+  Operation step;
+  ops::ReadVariableOp read;
+};
+
+// Initialises w, takes one step, returns w.
+Tensor OneStep(int threads) {
+  Scope root = Scope::NewRootScope();
+  Layer layer(root);
+  SessionOptions options;
+  options.num_threads = threads;
+  ClientSession session(root, options);
+  absl::Status s = session.Run({}, {}, {layer.init}, nullptr);
+  EXPECT_TRUE(s.ok()) << s;
+  s = session.Run({{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch, kOut, 2)}}, {},
+                  {layer.step}, nullptr);
+  EXPECT_TRUE(s.ok()) << s;
+  std::vector<Tensor> out;
+  s = session.Run({layer.read}, &out);
+  EXPECT_TRUE(s.ok()) << s;
+  return out.empty() ? Tensor() : out[0];
+}
+
+TEST(SgdUpdateInProductTest, TheStepHasTheProductsValuesWithTheSameBitsForAnyThreadCount) {
+  const Tensor one = OneStep(1);
+  ExpectClose(one, Expected(Filled(kIn, kOut, 3), Filled(kBatch, kIn, 1), Filled(kBatch, kOut, 2)));
+  for (int threads : {2, 3}) {
+    EXPECT_TRUE(OneStep(threads).BitwiseEquals(one)) << threads << " threads";
+  }
+}
+
+TEST(SgdUpdateInProductTest, AReadFetchedInTheSameRunKeepsTheOldValue) {
+  Scope root = Scope::NewRootScope();
+  Layer layer(root);
+  // The step waits for the read, so the read sees the value before it.
+  Operation step = ops::ResourceApplyGradientDescent(
+                       root.WithOpName("step_after_read").WithControlDependencies({layer.read.operation}),
+                       layer.w, ops::Const(root, kLearningRate), layer.grad)
+                       .operation;
+  ClientSession session(root);
+  ASSERT_TRUE(session.Run({}, {}, {layer.init}, nullptr).ok());
+  std::vector<Tensor> out;
+  absl::Status s = session.Run({{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch, kOut, 2)}},
+                               {layer.read}, {step}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(out[0].BitwiseEquals(Filled(kIn, kOut, 3))) << "the read changed under the step";
+  s = session.Run({layer.read}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  ExpectClose(out[0], Expected(Filled(kIn, kOut, 3), Filled(kBatch, kIn, 1), Filled(kBatch, kOut, 2)));
+}
+
+// w -= lr * (w m): the product's operand is a read of the variable, which
+// shares its buffer, so the step must not write into it.
+TEST(SgdUpdateInProductTest, AProductOfTheVariableItselfUsesItsOldValue) {
+  constexpr int kN = 64;
+  Scope root = Scope::NewRootScope();
+  auto w = ops::VarHandleOp(root.WithOpName("w"), DT_FLOAT, TensorShape({kN, kN}));
+  Operation init = ops::AssignVariableOp(root, w, Filled(kN, kN, 3)).operation;
+  auto m = ops::Placeholder(root.WithOpName("m"), DT_FLOAT);
+  auto grad = ops::MatMul(root, ops::ReadVariableOp(root, w, DT_FLOAT), m);
+  Operation step =
+      ops::ResourceApplyGradientDescent(root, w, ops::Const(root, kLearningRate), grad).operation;
+  auto read = ops::ReadVariableOp(root, w, DT_FLOAT);
+  ClientSession session(root);
+  ASSERT_TRUE(session.Run({}, {}, {init}, nullptr).ok());
+  const Tensor w0 = Filled(kN, kN, 3), m0 = Filled(kN, kN, 5);
+  absl::Status s = session.Run({{m, m0}}, {}, {step}, nullptr);
+  ASSERT_TRUE(s.ok()) << s;
+  std::vector<Tensor> out;
+  s = session.Run({read}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  for (int r = 0; r < kN; ++r) {
+    for (int c = 0; c < kN; ++c) {
+      double acc = 0;
+      for (int k = 0; k < kN; ++k) acc += double(w0.data<float>()[r * kN + k]) * m0.data<float>()[k * kN + c];
+      const double want = w0.data<float>()[r * kN + c] - kLearningRate * acc;
+      ASSERT_NEAR(out[0].data<float>()[r * kN + c], want, 1e-5 * (1 + std::fabs(want)))
+          << r << "," << c;
+    }
+  }
+}
+
+TEST(SgdUpdateInProductTest, ATracedRunTimesTheProductAsItsOwnNode) {
+  Scope root = Scope::NewRootScope();
+  Layer layer(root);
+  ClientSession session(root);
+  ASSERT_TRUE(session.Run({}, {}, {layer.init}, nullptr).ok());
+  RunOptions options;
+  options.trace_level = RunOptions::FULL_TRACE;
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  absl::Status s = session.Run(options,
+                               {{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch, kOut, 2)}},
+                               {}, {layer.step}, &out, &metadata);
+  ASSERT_TRUE(s.ok()) << s;
+  bool product = false, step = false;
+  for (const NodeExecStats& n : metadata.step_stats.node_stats) {
+    product |= n.node_name == "grad";
+    step |= n.node_name == "step";
+  }
+  EXPECT_TRUE(product) << "the MatMul is missing from the trace";
+  EXPECT_TRUE(step);
+  s = session.Run({layer.read}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  ExpectClose(out[0], Expected(Filled(kIn, kOut, 3), Filled(kBatch, kIn, 1), Filled(kBatch, kOut, 2)));
+}
+
+TEST(SgdUpdateInProductTest, BadStepsGiveTheKernelsErrorsAndTheSessionKeepsWorking) {
+  Scope root = Scope::NewRootScope();
+  Layer layer(root);
+  ClientSession session(root);
+  const ClientSession::FeedType feeds = {{layer.x, Filled(kBatch, kIn, 1)},
+                                         {layer.g, Filled(kBatch, kOut, 2)}};
+  // Not initialised yet.
+  absl::Status s = session.Run(feeds, {}, {layer.step}, nullptr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("Attempting to use uninitialized value w"), std::string::npos) << s;
+  ASSERT_TRUE(session.Run({}, {}, {layer.init}, nullptr).ok());
+  // A gradient of the wrong shape: [784, 255] for a [784, 256] variable.
+  s = session.Run({{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch, kOut - 1, 2)}}, {},
+                  {layer.step}, nullptr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("Cannot apply gradient descent to variable w"), std::string::npos)
+      << s;
+  // Operands that do not multiply: the MatMul's own error.
+  s = session.Run({{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch + 1, kOut, 2)}},
+                  {}, {layer.step}, nullptr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("Matrix size-incompatible"), std::string::npos) << s;
+  // The variable is untouched by the failed steps, and the next one works.
+  std::vector<Tensor> out;
+  s = session.Run({layer.read}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(out[0].BitwiseEquals(Filled(kIn, kOut, 3)));
+  s = session.Run(feeds, {}, {layer.step}, nullptr);
+  ASSERT_TRUE(s.ok()) << s;
+  s = session.Run({layer.read}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  ExpectClose(out[0], Expected(Filled(kIn, kOut, 3), Filled(kBatch, kIn, 1), Filled(kBatch, kOut, 2)));
+}
+
+}  // namespace
+}  // namespace tensorflow_ipu
