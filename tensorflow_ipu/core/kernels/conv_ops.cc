@@ -18,6 +18,7 @@
 
 #include "Eigen/Core"
 #include "tensorflow_ipu/core/device_name.h"
+#include "tensorflow_ipu/core/kernels/conv_filter_grad.h"
 #include "tensorflow_ipu/core/kernels/dnnl_conv_shape.h"
 #include "tensorflow_ipu/core/kernels/float_compute.h"
 #include "tensorflow_ipu/core/kernels/gemm.h"
@@ -134,6 +135,15 @@ absl::Status Conv2DFilterGrad(OpKernelContext* ctx, const Window2DDims& d, const
     Gemm<T>(device, input, out_rows * ow, patch, true, out_backprop, out_rows * ow, oc, false,
             filter_grad);
     return absl::OkStatus();
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    // By cache-sized chunks on oneDNN, as the simulator's host computes it.
+    auto run_two = [&device](const std::function<void(int)>& part) {
+      RunShards(device, 2, [&part](int i) { part(i); });
+    };
+    if (Conv2DFilterGradByChunks(d, input, out_backprop, filter_grad, run_two)) {
+      return absl::OkStatus();
+    }
   }
   Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> grad(filter_grad, patch * oc);
   const int64_t chunk = RowsPerChunk(d);

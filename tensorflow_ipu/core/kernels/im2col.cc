@@ -25,40 +25,47 @@ int64_t PatchSize(const window::Window2DDims& d) {
 }
 
 template <typename T>
-void Im2Col(OpKernelContext* ctx, const window::Window2DDims& d, const T* input,
-            int64_t row_begin, int64_t row_end, T* col) {
+void Im2ColRows(const window::Window2DDims& d, const T* input, int64_t row_begin,
+                int64_t row_end, T* col) {
   const int64_t oh = d.rows.output, ow = d.cols.output;
   const int64_t depth = d.in_depth, patch = PatchSize(d);
   const int64_t row_len = d.filter_cols * depth;
   const int64_t image_size = d.in_rows * d.in_cols * depth;
-  // One task per output row: out_cols patches.
-  ParallelRows(ctx, row_end - row_begin, ow * patch, [&](int64_t begin, int64_t end) {
-    for (int64_t p = row_begin + begin; p < row_begin + end; ++p) {
-      const int64_t b = p / oh, oy = p % oh;
-      const T* image = input + b * image_size;
-      T* dst = col + (p - row_begin) * ow * patch;
-      const int64_t y0 = oy * d.stride_rows - d.rows.pad_before;
-      const Taps ys = InsideTaps(y0, d.filter_rows, d.in_rows);
-      for (int64_t ox = 0; ox < ow; ++ox, dst += patch) {
-        const int64_t x0 = ox * d.stride_cols - d.cols.pad_before;
-        const Taps xs = InsideTaps(x0, d.filter_cols, d.in_cols);
-        if (xs.k_begin >= xs.k_end || ys.k_begin >= ys.k_end) {
-          std::fill(dst, dst + patch, T(0));
-          continue;
-        }
-        std::fill(dst, dst + ys.k_begin * row_len, T(0));
-        for (int64_t ky = ys.k_begin; ky < ys.k_end; ++ky) {
-          T* r = dst + ky * row_len;
-          // The inside taps of a row are contiguous in the image.
-          std::fill(r, r + xs.k_begin * depth, T(0));
-          std::memcpy(r + xs.k_begin * depth,
-                      image + ((y0 + ky) * d.in_cols + x0 + xs.k_begin) * depth,
-                      (xs.k_end - xs.k_begin) * depth * sizeof(T));
-          std::fill(r + xs.k_end * depth, r + row_len, T(0));
-        }
-        std::fill(dst + ys.k_end * row_len, dst + patch, T(0));
+  for (int64_t p = row_begin; p < row_end; ++p) {
+    const int64_t b = p / oh, oy = p % oh;
+    const T* image = input + b * image_size;
+    T* dst = col + (p - row_begin) * ow * patch;
+    const int64_t y0 = oy * d.stride_rows - d.rows.pad_before;
+    const Taps ys = InsideTaps(y0, d.filter_rows, d.in_rows);
+    for (int64_t ox = 0; ox < ow; ++ox, dst += patch) {
+      const int64_t x0 = ox * d.stride_cols - d.cols.pad_before;
+      const Taps xs = InsideTaps(x0, d.filter_cols, d.in_cols);
+      if (xs.k_begin >= xs.k_end || ys.k_begin >= ys.k_end) {
+        std::fill(dst, dst + patch, T(0));
+        continue;
       }
+      std::fill(dst, dst + ys.k_begin * row_len, T(0));
+      for (int64_t ky = ys.k_begin; ky < ys.k_end; ++ky) {
+        T* r = dst + ky * row_len;
+        // The inside taps of a row are contiguous in the image.
+        std::fill(r, r + xs.k_begin * depth, T(0));
+        std::memcpy(r + xs.k_begin * depth,
+                    image + ((y0 + ky) * d.in_cols + x0 + xs.k_begin) * depth,
+                    (xs.k_end - xs.k_begin) * depth * sizeof(T));
+        std::fill(r + xs.k_end * depth, r + row_len, T(0));
+      }
+      std::fill(dst + ys.k_end * row_len, dst + patch, T(0));
     }
+  }
+}
+
+template <typename T>
+void Im2Col(OpKernelContext* ctx, const window::Window2DDims& d, const T* input,
+            int64_t row_begin, int64_t row_end, T* col) {
+  const int64_t row_elements = d.cols.output * PatchSize(d);
+  // One task per output row: out_cols patches.
+  ParallelRows(ctx, row_end - row_begin, row_elements, [&](int64_t begin, int64_t end) {
+    Im2ColRows(d, input, row_begin + begin, row_begin + end, col + begin * row_elements);
   });
 }
 
@@ -96,6 +103,10 @@ void Col2Im(OpKernelContext* ctx, const window::Window2DDims& d, const T* col,
   });
 }
 
+template void Im2ColRows<float>(const window::Window2DDims&, const float*, int64_t, int64_t,
+                                float*);
+template void Im2ColRows<double>(const window::Window2DDims&, const double*, int64_t, int64_t,
+                                 double*);
 template void Im2Col<float>(OpKernelContext*, const window::Window2DDims&, const float*,
                             int64_t, int64_t, float*);
 template void Im2Col<double>(OpKernelContext*, const window::Window2DDims&, const double*,

@@ -37,6 +37,11 @@ template <typename T>
 void Im2Col(OpKernelContext* ctx, const window::Window2DDims& d, const T* input,
             int64_t row_begin, int64_t row_end, T* col);
 
+// The same on the calling thread alone.
+template <typename T>
+void Im2ColRows(const window::Window2DDims& d, const T* input, int64_t row_begin,
+                int64_t row_end, T* col);
+
 // The adjoint, accumulating: adds every entry of col (the patches of
 // output rows [row_begin, row_end)) into input_grad (the batch's, which
 // the caller zeroes before the first range) at the input position it was
