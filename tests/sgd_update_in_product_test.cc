@@ -11,6 +11,7 @@
 #include "tensorflow_ipu/cc/client_session.h"
 #include "tensorflow_ipu/cc/ops/resource_variable_ops.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
+#include "tensorflow_ipu/cc/ops/state_ops.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -205,6 +206,23 @@ TEST(SgdUpdateInProductTest, BadStepsGiveTheKernelsErrorsAndTheSessionKeepsWorki
   s = session.Run({layer.read}, &out);
   ASSERT_TRUE(s.ok()) << s;
   ExpectClose(out[0], Expected(Filled(kIn, kOut, 3), Filled(kBatch, kIn, 1), Filled(kBatch, kOut, 2)));
+}
+
+// A product of a reference variable (VariableV2) that was never assigned:
+// the MatMul's own error, not a read of a missing buffer.
+TEST(SgdUpdateInProductTest, AnUninitialisedReferenceOperandGivesItsError) {
+  Scope root = Scope::NewRootScope();
+  Layer layer(root);
+  auto ref = ops::Variable(root.WithOpName("ref"), TensorShape({kBatch, kIn}), DT_FLOAT);
+  Operation step = ops::ResourceApplyGradientDescent(
+                       root, layer.w, ops::Const(root, kLearningRate),
+                       ops::MatMul(root, ref, layer.g, ops::MatMul::TransposeA(true)))
+                       .operation;
+  ClientSession session(root);
+  ASSERT_TRUE(session.Run({}, {}, {layer.init}, nullptr).ok());
+  absl::Status s = session.Run({{layer.g, Filled(kBatch, kOut, 2)}}, {}, {step}, nullptr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("uninitialized value ref"), std::string::npos) << s;
 }
 
 }  // namespace

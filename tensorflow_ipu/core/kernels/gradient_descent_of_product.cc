@@ -12,7 +12,11 @@
 namespace tensorflow_ipu {
 namespace {
 
-bool IsFloatMatrix(const Tensor& t) { return t.dtype() == DT_FLOAT && t.dims() == 2; }
+// A float matrix with its values (not an uninitialised reference).
+bool IsFloatMatrix(const Tensor& t) {
+  return t.dtype() == DT_FLOAT && t.dims() == 2 && !t.IsUninitializedRef() &&
+         (t.NumElements() == 0 || t.raw_data() != nullptr);
+}
 
 // Whether [p, p + bytes) and [q, q + other_bytes) share a byte.
 bool Overlap(const void* p, int64_t bytes, const void* q, int64_t other_bytes) {
