@@ -220,6 +220,47 @@ TEST(EngineTest, SeveralProgramsAndHostReadWrite) {
   EXPECT_EQ(engine->getProfile().runs[0].name, "increment");
 }
 
+// A copy from one element broadcast (an accumulator's zeroing) fills the
+// destination with that element, whatever its bytes: zero, one repeated
+// byte (a memset), or different bytes (copied and doubled); odd lengths
+// too, and a single-byte type.
+TEST(EngineTest, BroadcastCopiesFillWithTheElement) {
+  for (float value : {0.f, 1.f, -2.5f, 2.3694278e-38f /* bytes 0x01010101 */}) {
+    for (size_t n : {size_t{1}, size_t{7}, size_t{1000}}) {
+      Device device = SmallDevice(1);
+      Graph graph(device.getTarget());
+      Tensor c = graph.addConstant<float>(FLOAT, {1}, value, "c");
+      graph.setTileMapping(c, 0);
+      Tensor acc = graph.addVariable(FLOAT, {n}, "acc");
+      graph.setTileMapping(acc, 0);
+      graph.createHostRead("acc", acc);
+      auto engine = Engine::create(graph, {Copy(c.broadcast(n, 0), acc)});
+      ASSERT_TRUE(engine.ok()) << engine.status();
+      ASSERT_TRUE(engine->load(device).ok());
+      absl::Status status = engine->run(0);
+      ASSERT_TRUE(status.ok()) << status;
+      std::vector<float> got(n, 99.f);
+      status = engine->readTensor("acc", got.data(), got.data() + n);
+      ASSERT_TRUE(status.ok()) << status;
+      EXPECT_EQ(got, std::vector<float>(n, value)) << "value " << value << ", " << n;
+    }
+  }
+  Device device = SmallDevice(1);
+  Graph graph(device.getTarget());
+  Tensor t = graph.addConstant<bool>(BOOL, {1}, true, "t");
+  graph.setTileMapping(t, 0);
+  Tensor flags = graph.addVariable(BOOL, {5}, "flags");
+  graph.setTileMapping(flags, 0);
+  graph.createHostRead("flags", flags);
+  auto engine = Engine::create(graph, {Copy(t.broadcast(5, 0), flags)});
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_TRUE(engine->load(device).ok());
+  ASSERT_TRUE(engine->run(0).ok());
+  bool got[5] = {false, false, false, false, false};
+  ASSERT_TRUE(engine->readTensor("flags", got, got + 5).ok());
+  for (bool b : got) EXPECT_TRUE(b);
+}
+
 TEST(EngineValidationTest, UnmappedTensorIsNamed) {
   Graph graph(SmallTarget(2));
   Tensor w = graph.addVariable(FLOAT, {10}, "weights");
