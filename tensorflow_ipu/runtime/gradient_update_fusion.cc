@@ -1,5 +1,7 @@
 #include "tensorflow_ipu/runtime/gradient_update_fusion.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/runtime/needed_nodes.h"
@@ -10,6 +12,12 @@ std::vector<GradientUpdateFusion> FindGradientUpdateFusions(const std::vector<co
                                                             const std::vector<TensorRef>& feeds,
                                                             const std::vector<TensorRef>& fetches) {
   std::vector<GradientUpdateFusion> fusions;
+  // Most runs (inference, initialisation) have no update: nothing to index.
+  if (std::none_of(nodes.begin(), nodes.end(), [](const Node* n) {
+        return n->op() == "ResourceApplyGradientDescent";
+      })) {
+    return fusions;
+  }
   // Node id -> position, and how often the run reads each MatMul's output
   // or waits for the MatMul.
   absl::flat_hash_map<int, int> position;
