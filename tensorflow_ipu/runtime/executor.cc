@@ -11,8 +11,8 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "tensorflow_ipu/core/device_name.h"
-#include "tensorflow_ipu/core/status_macros.h"
 #include "tensorflow_ipu/core/kernels/gradient_descent_of_product.h"
+#include "tensorflow_ipu/core/status_macros.h"
 #include "tensorflow_ipu/runtime/gradient_update_fusion.h"
 #include "tensorflow_ipu/runtime/needed_nodes.h"
 

@@ -7,12 +7,15 @@
 //   Conv2DBackpropFilter: filter_grad = col^T * out_backprop
 // A 1x1 filter with strides of 1 needs no col: the input is its own. A
 // float, ungrouped Conv2D goes to oneDNN's direct convolution instead
-// (DnnlForward), as on the simulated IPU.
+// (DnnlForward), as on the simulated IPU; a float, ungrouped filter
+// gradient is summed by cache-sized chunks of col (conv_filter_grad.h),
+// also as on the simulated IPU.
 // col is built a range of output rows at a time to bound its memory; the
 // ranges depend on the shapes only, so results are bit-identical for any
 // number of threads. Half computes in float (float_compute.h).
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
