@@ -236,8 +236,9 @@ TEST(EngineTest, BroadcastCopiesFillWithTheElement) {
       graph.createHostRead("acc", acc);
       auto engine = Engine::create(graph, {Copy(c.broadcast(n, 0), acc)});
       ASSERT_TRUE(engine.ok()) << engine.status();
-      ASSERT_TRUE(engine->load(device).ok());
-      absl::Status status = engine->run(0);
+      absl::Status status = engine->load(device);
+      ASSERT_TRUE(status.ok()) << status;
+      status = engine->run(0);
       ASSERT_TRUE(status.ok()) << status;
       std::vector<float> got(n, 99.f);
       status = engine->readTensor("acc", got.data(), got.data() + n);
@@ -254,10 +255,13 @@ TEST(EngineTest, BroadcastCopiesFillWithTheElement) {
   graph.createHostRead("flags", flags);
   auto engine = Engine::create(graph, {Copy(t.broadcast(5, 0), flags)});
   ASSERT_TRUE(engine.ok()) << engine.status();
-  ASSERT_TRUE(engine->load(device).ok());
-  ASSERT_TRUE(engine->run(0).ok());
+  absl::Status status = engine->load(device);
+  ASSERT_TRUE(status.ok()) << status;
+  status = engine->run(0);
+  ASSERT_TRUE(status.ok()) << status;
   bool got[5] = {false, false, false, false, false};
-  ASSERT_TRUE(engine->readTensor("flags", got, got + 5).ok());
+  status = engine->readTensor("flags", got, got + 5);
+  ASSERT_TRUE(status.ok()) << status;
   for (bool b : got) EXPECT_TRUE(b);
 }
 

@@ -107,7 +107,10 @@ TEST(SgdUpdateInProductTest, AReadFetchedInTheSameRunKeepsTheOldValue) {
                        layer.w, ops::Const(root, kLearningRate), layer.grad)
                        .operation;
   ClientSession session(root);
-  ASSERT_TRUE(session.Run({}, {}, {layer.init}, nullptr).ok());
+  {
+    absl::Status init_status = session.Run({}, {}, {layer.init}, nullptr);
+    ASSERT_TRUE(init_status.ok()) << init_status;
+  }
   std::vector<Tensor> out;
   absl::Status s = session.Run({{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch, kOut, 2)}},
                                {layer.read}, {step}, &out);
@@ -131,7 +134,10 @@ TEST(SgdUpdateInProductTest, AProductOfTheVariableItselfUsesItsOldValue) {
       ops::ResourceApplyGradientDescent(root, w, ops::Const(root, kLearningRate), grad).operation;
   auto read = ops::ReadVariableOp(root, w, DT_FLOAT);
   ClientSession session(root);
-  ASSERT_TRUE(session.Run({}, {}, {init}, nullptr).ok());
+  {
+    absl::Status init_status = session.Run({}, {}, {init}, nullptr);
+    ASSERT_TRUE(init_status.ok()) << init_status;
+  }
   const Tensor w0 = Filled(kN, kN, 3), m0 = Filled(kN, kN, 5);
   absl::Status s = session.Run({{m, m0}}, {}, {step}, nullptr);
   ASSERT_TRUE(s.ok()) << s;
@@ -153,7 +159,10 @@ TEST(SgdUpdateInProductTest, ATracedRunTimesTheProductAsItsOwnNode) {
   Scope root = Scope::NewRootScope();
   Layer layer(root);
   ClientSession session(root);
-  ASSERT_TRUE(session.Run({}, {}, {layer.init}, nullptr).ok());
+  {
+    absl::Status init_status = session.Run({}, {}, {layer.init}, nullptr);
+    ASSERT_TRUE(init_status.ok()) << init_status;
+  }
   RunOptions options;
   options.trace_level = RunOptions::FULL_TRACE;
   RunMetadata metadata;
@@ -184,7 +193,10 @@ TEST(SgdUpdateInProductTest, BadStepsGiveTheKernelsErrorsAndTheSessionKeepsWorki
   absl::Status s = session.Run(feeds, {}, {layer.step}, nullptr);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
   EXPECT_NE(s.message().find("Attempting to use uninitialized value w"), std::string::npos) << s;
-  ASSERT_TRUE(session.Run({}, {}, {layer.init}, nullptr).ok());
+  {
+    absl::Status init_status = session.Run({}, {}, {layer.init}, nullptr);
+    ASSERT_TRUE(init_status.ok()) << init_status;
+  }
   // A gradient of the wrong shape: [784, 255] for a [784, 256] variable.
   s = session.Run({{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch, kOut - 1, 2)}}, {},
                   {layer.step}, nullptr);
@@ -219,7 +231,10 @@ TEST(SgdUpdateInProductTest, AnUninitialisedReferenceOperandGivesItsError) {
                        ops::MatMul(root, ref, layer.g, ops::MatMul::TransposeA(true)))
                        .operation;
   ClientSession session(root);
-  ASSERT_TRUE(session.Run({}, {}, {layer.init}, nullptr).ok());
+  {
+    absl::Status init_status = session.Run({}, {}, {layer.init}, nullptr);
+    ASSERT_TRUE(init_status.ok()) << init_status;
+  }
   absl::Status s = session.Run({{layer.g, Filled(kBatch, kOut, 2)}}, {}, {step}, nullptr);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
   EXPECT_NE(s.message().find("uninitialized value ref"), std::string::npos) << s;
