@@ -220,7 +220,8 @@ std::vector<Tensor> Convolve(bool on_ipu, int threads) {
 
 // The convolutions split their images over the threads (oneDNN's direct
 // kernels, one image range per thread): neither backend's bits depend on
-// the thread count, and both compute Conv2D itself the same way.
+// the thread count, and both compute Conv2D and its filter gradient the
+// same way.
 TEST_F(DeterminismTest, ConvolutionsAreBitIdenticalAcrossThreadCountsAndBackends) {
   std::vector<Tensor> cpu = Convolve(false, 1);
   ASSERT_EQ(cpu.size(), 2u);
@@ -233,6 +234,10 @@ TEST_F(DeterminismTest, ConvolutionsAreBitIdenticalAcrossThreadCountsAndBackends
   ExpectBitIdentical(ipu, Convolve(true, 3));
   EXPECT_TRUE(cpu[0].BitwiseEquals(ipu[0])) << cpu[0].DebugString() << " vs "
                                             << ipu[0].DebugString();
+  // The filter gradient too: both sum it by the same chunks of im2col rows
+  // (core/kernels/conv_filter_grad.h).
+  EXPECT_TRUE(cpu[1].BitwiseEquals(ipu[1])) << cpu[1].DebugString() << " vs "
+                                            << ipu[1].DebugString();
 }
 
 }  // namespace
