@@ -240,5 +240,25 @@ TEST(SgdUpdateInProductTest, AnUninitialisedReferenceOperandGivesItsError) {
   EXPECT_NE(s.message().find("uninitialized value ref"), std::string::npos) << s;
 }
 
+// A learning rate kept in a reference variable that was never assigned:
+// the update's own error.
+TEST(SgdUpdateInProductTest, AnUninitialisedReferenceLearningRateGivesItsError) {
+  Scope root = Scope::NewRootScope();
+  Layer layer(root);
+  auto lr = ops::Variable(root.WithOpName("lr"), TensorShape({}), DT_FLOAT);
+  Operation step =
+      ops::ResourceApplyGradientDescent(root, layer.w, lr, layer.grad).operation;
+  ClientSession session(root);
+  {
+    absl::Status init_status = session.Run({}, {}, {layer.init}, nullptr);
+    ASSERT_TRUE(init_status.ok()) << init_status;
+  }
+  absl::Status s = session.Run(
+      {{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch, kOut, 2)}}, {}, {step},
+      nullptr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("uninitialized value lr"), std::string::npos) << s;
+}
+
 }  // namespace
 }  // namespace tensorflow_ipu

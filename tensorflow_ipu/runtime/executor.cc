@@ -122,9 +122,12 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
 
   for (const GradientUpdateFusion& f :
        FindGradientUpdateFusions(needed_nodes, spec.feeds, spec.fetches)) {
-    // A reference variable's operand must be checked for a value by the
-    // MatMul's own item (ComputeItem's ref_inputs).
-    if (!ex->items_[f.product].ref_inputs.empty()) continue;
+    // A reference variable's input (an operand, or a learning rate kept in
+    // a VariableV2) must be checked for a value by its item's own kernel
+    // run (RunKernel's ref_inputs).
+    if (!ex->items_[f.product].ref_inputs.empty() || !ex->items_[f.update].ref_inputs.empty()) {
+      continue;
+    }
     Item& update = ex->items_[f.update];
     ex->items_[f.product].folded_into = f.update;
     update.folds = f.product;

@@ -1,7 +1,6 @@
 #include "tensorflow_ipu/core/kernels/gradient_descent_of_product.h"
 
 #include <cstdint>
-#include <cstring>
 #include <memory>
 
 #include "tensorflow_ipu/core/kernels/gemm.h"
@@ -31,7 +30,9 @@ absl::StatusOr<bool> ApplyGradientDescentOfProduct(OpKernelContext* ctx, const T
                                                    const Tensor& b, bool tb) {
   if (ctx->resources() == nullptr || !IsFloatMatrix(a) || !IsFloatMatrix(b)) return false;
   const Tensor& alpha = ctx->input(1);
-  if (alpha.dtype() != DT_FLOAT || alpha.NumElements() != 1) return false;
+  if (alpha.dtype() != DT_FLOAT || alpha.NumElements() != 1 || alpha.raw_data() == nullptr) {
+    return false;
+  }
   const int64_t m = a.dim_size(ta ? 1 : 0), k = a.dim_size(ta ? 0 : 1);
   const int64_t kb = b.dim_size(tb ? 1 : 0), n = b.dim_size(tb ? 0 : 1);
   if (k != kb) return false;
