@@ -81,13 +81,17 @@ TEST(OneThreadSgemmTest, ScaledAddWholeAndBlocksForEveryTranspose) {
       }
       std::vector<float> byRows = c0, byCols = c0;
       ASSERT_TRUE(SgemmBlockScaledAdd(ta, tb, 0, 17, 0, n, k, alpha, a.data(), lda, b.data(),
-                                      ldb, byRows.data(), n));
+                                      ldb, byRows.data(), n))
+          << "rows block, ta=" << ta << " tb=" << tb;
       ASSERT_TRUE(SgemmBlockScaledAdd(ta, tb, 17, m - 17, 0, n, k, alpha, a.data(), lda,
-                                      b.data(), ldb, byRows.data(), n));
+                                      b.data(), ldb, byRows.data(), n))
+          << "rows block, ta=" << ta << " tb=" << tb;
       ASSERT_TRUE(SgemmBlockScaledAdd(ta, tb, 0, m, 0, 16, k, alpha, a.data(), lda, b.data(),
-                                      ldb, byCols.data(), n));
+                                      ldb, byCols.data(), n))
+          << "columns block, ta=" << ta << " tb=" << tb;
       ASSERT_TRUE(SgemmBlockScaledAdd(ta, tb, 0, m, 16, n - 16, k, alpha, a.data(), lda,
-                                      b.data(), ldb, byCols.data(), n));
+                                      b.data(), ldb, byCols.data(), n))
+          << "columns block, ta=" << ta << " tb=" << tb;
       EXPECT_EQ(byRows, whole) << "ta=" << ta << " tb=" << tb;
       EXPECT_EQ(byCols, whole) << "ta=" << ta << " tb=" << tb;
     }

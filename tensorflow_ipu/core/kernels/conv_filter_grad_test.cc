@@ -83,8 +83,10 @@ TEST(ConvFilterGradTest, ChunkedGradientIsRightAndKeepsItsBits) {
         Values(d.batch * d.rows.output * d.cols.output * d.out_depth, 2);
     const std::vector<double> want = Reference(d, x, dy);
     std::vector<float> one(want.size(), -7.f), two(want.size(), 7.f);
-    ASSERT_TRUE(Conv2DFilterGradByChunks(d, x.data(), dy.data(), one.data(), Sequential));
-    ASSERT_TRUE(Conv2DFilterGradByChunks(d, x.data(), dy.data(), two.data(), TwoThreads));
+    ASSERT_TRUE(Conv2DFilterGradByChunks(d, x.data(), dy.data(), one.data(), Sequential))
+        << "refused: batch " << c.batch << " in " << c.rows << "x" << c.cols;
+    ASSERT_TRUE(Conv2DFilterGradByChunks(d, x.data(), dy.data(), two.data(), TwoThreads))
+        << "refused on two threads: batch " << c.batch << " in " << c.rows << "x" << c.cols;
     for (size_t i = 0; i < want.size(); ++i) {
       ASSERT_NEAR(one[i], want[i], 1e-4 * (1 + std::fabs(want[i])))
           << "batch " << c.batch << " in " << c.rows << "x" << c.cols << "x" << c.in_depth
