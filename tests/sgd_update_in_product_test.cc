@@ -47,8 +47,7 @@ std::vector<double> Expected(const Tensor& w0, const Tensor& x, const Tensor& g)
 void ExpectClose(const Tensor& got, const std::vector<double>& want) {
   ASSERT_EQ(got.NumElements(), static_cast<int64_t>(want.size()));
   for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_NEAR(got.data<float>()[i], want[i], 1e-5 * (1 + std::fabs(want[i])))
-        << "element " << i;
+    ASSERT_NEAR(got.data<float>()[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << "element " << i;
   }
 }
 
@@ -72,6 +71,21 @@ struct Layer {
   ops::ReadVariableOp read;
 };
 
+// The batch and output gradient every step here is fed.
+ClientSession::FeedType Batch(const Layer& layer) {
+  return {{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch, kOut, 2)}};
+}
+
+// w after one step on that batch from its initial value.
+std::vector<double> SteppedWeights() {
+  return Expected(Filled(kIn, kOut, 3), Filled(kBatch, kIn, 1), Filled(kBatch, kOut, 2));
+}
+
+void Initialise(const ClientSession& session, const Layer& layer) {
+  absl::Status status = session.Run({}, {}, {layer.init}, nullptr);
+  ASSERT_TRUE(status.ok()) << status;
+}
+
 // Initialises w, takes one step, returns w.
 Tensor OneStep(int threads) {
   Scope root = Scope::NewRootScope();
@@ -81,8 +95,7 @@ Tensor OneStep(int threads) {
   ClientSession session(root, options);
   absl::Status s = session.Run({}, {}, {layer.init}, nullptr);
   EXPECT_TRUE(s.ok()) << s;
-  s = session.Run({{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch, kOut, 2)}}, {},
-                  {layer.step}, nullptr);
+  s = session.Run(Batch(layer), {}, {layer.step}, nullptr);
   EXPECT_TRUE(s.ok()) << s;
   std::vector<Tensor> out;
   s = session.Run({layer.read}, &out);
@@ -92,7 +105,7 @@ Tensor OneStep(int threads) {
 
 TEST(SgdUpdateInProductTest, TheStepHasTheProductsValuesWithTheSameBitsForAnyThreadCount) {
   const Tensor one = OneStep(1);
-  ExpectClose(one, Expected(Filled(kIn, kOut, 3), Filled(kBatch, kIn, 1), Filled(kBatch, kOut, 2)));
+  ExpectClose(one, SteppedWeights());
   for (int threads : {2, 3}) {
     EXPECT_TRUE(OneStep(threads).BitwiseEquals(one)) << threads << " threads";
   }
@@ -102,23 +115,20 @@ TEST(SgdUpdateInProductTest, AReadFetchedInTheSameRunKeepsTheOldValue) {
   Scope root = Scope::NewRootScope();
   Layer layer(root);
   // The step waits for the read, so the read sees the value before it.
-  Operation step = ops::ResourceApplyGradientDescent(
-                       root.WithOpName("step_after_read").WithControlDependencies({layer.read.operation}),
-                       layer.w, ops::Const(root, kLearningRate), layer.grad)
-                       .operation;
+  Operation step =
+      ops::ResourceApplyGradientDescent(
+          root.WithOpName("step_after_read").WithControlDependencies({layer.read.operation}),
+          layer.w, ops::Const(root, kLearningRate), layer.grad)
+          .operation;
   ClientSession session(root);
-  {
-    absl::Status init_status = session.Run({}, {}, {layer.init}, nullptr);
-    ASSERT_TRUE(init_status.ok()) << init_status;
-  }
+  ASSERT_NO_FATAL_FAILURE(Initialise(session, layer));
   std::vector<Tensor> out;
-  absl::Status s = session.Run({{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch, kOut, 2)}},
-                               {layer.read}, {step}, &out);
+  absl::Status s = session.Run(Batch(layer), {layer.read}, {step}, &out);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_TRUE(out[0].BitwiseEquals(Filled(kIn, kOut, 3))) << "the read changed under the step";
   s = session.Run({layer.read}, &out);
   ASSERT_TRUE(s.ok()) << s;
-  ExpectClose(out[0], Expected(Filled(kIn, kOut, 3), Filled(kBatch, kIn, 1), Filled(kBatch, kOut, 2)));
+  ExpectClose(out[0], SteppedWeights());
 }
 
 // w -= lr * (w m): the product's operand is a read of the variable, which
@@ -147,7 +157,8 @@ TEST(SgdUpdateInProductTest, AProductOfTheVariableItselfUsesItsOldValue) {
   for (int r = 0; r < kN; ++r) {
     for (int c = 0; c < kN; ++c) {
       double acc = 0;
-      for (int k = 0; k < kN; ++k) acc += double(w0.data<float>()[r * kN + k]) * m0.data<float>()[k * kN + c];
+      for (int k = 0; k < kN; ++k)
+        acc += double(w0.data<float>()[r * kN + k]) * m0.data<float>()[k * kN + c];
       const double want = w0.data<float>()[r * kN + c] - kLearningRate * acc;
       ASSERT_NEAR(out[0].data<float>()[r * kN + c], want, 1e-5 * (1 + std::fabs(want)))
           << r << "," << c;
@@ -159,17 +170,12 @@ TEST(SgdUpdateInProductTest, ATracedRunTimesTheProductAsItsOwnNode) {
   Scope root = Scope::NewRootScope();
   Layer layer(root);
   ClientSession session(root);
-  {
-    absl::Status init_status = session.Run({}, {}, {layer.init}, nullptr);
-    ASSERT_TRUE(init_status.ok()) << init_status;
-  }
+  ASSERT_NO_FATAL_FAILURE(Initialise(session, layer));
   RunOptions options;
   options.trace_level = RunOptions::FULL_TRACE;
   RunMetadata metadata;
   std::vector<Tensor> out;
-  absl::Status s = session.Run(options,
-                               {{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch, kOut, 2)}},
-                               {}, {layer.step}, &out, &metadata);
+  absl::Status s = session.Run(options, Batch(layer), {}, {layer.step}, &out, &metadata);
   ASSERT_TRUE(s.ok()) << s;
   bool product = false, step = false;
   for (const NodeExecStats& n : metadata.step_stats.node_stats) {
@@ -180,7 +186,7 @@ TEST(SgdUpdateInProductTest, ATracedRunTimesTheProductAsItsOwnNode) {
   EXPECT_TRUE(step);
   s = session.Run({layer.read}, &out);
   ASSERT_TRUE(s.ok()) << s;
-  ExpectClose(out[0], Expected(Filled(kIn, kOut, 3), Filled(kBatch, kIn, 1), Filled(kBatch, kOut, 2)));
+  ExpectClose(out[0], SteppedWeights());
 }
 
 TEST(SgdUpdateInProductTest, BadStepsGiveTheKernelsErrorsAndTheSessionKeepsWorking) {
@@ -193,10 +199,7 @@ TEST(SgdUpdateInProductTest, BadStepsGiveTheKernelsErrorsAndTheSessionKeepsWorki
   absl::Status s = session.Run(feeds, {}, {layer.step}, nullptr);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
   EXPECT_NE(s.message().find("Attempting to use uninitialized value w"), std::string::npos) << s;
-  {
-    absl::Status init_status = session.Run({}, {}, {layer.init}, nullptr);
-    ASSERT_TRUE(init_status.ok()) << init_status;
-  }
+  ASSERT_NO_FATAL_FAILURE(Initialise(session, layer));
   // A gradient of the wrong shape: [784, 255] for a [784, 256] variable.
   s = session.Run({{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch, kOut - 1, 2)}}, {},
                   {layer.step}, nullptr);
@@ -204,8 +207,8 @@ TEST(SgdUpdateInProductTest, BadStepsGiveTheKernelsErrorsAndTheSessionKeepsWorki
   EXPECT_NE(s.message().find("Cannot apply gradient descent to variable w"), std::string::npos)
       << s;
   // Operands that do not multiply: the MatMul's own error.
-  s = session.Run({{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch + 1, kOut, 2)}},
-                  {}, {layer.step}, nullptr);
+  s = session.Run({{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch + 1, kOut, 2)}}, {},
+                  {layer.step}, nullptr);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("Matrix size-incompatible"), std::string::npos) << s;
   // The variable is untouched by the failed steps, and the next one works.
@@ -217,7 +220,7 @@ TEST(SgdUpdateInProductTest, BadStepsGiveTheKernelsErrorsAndTheSessionKeepsWorki
   ASSERT_TRUE(s.ok()) << s;
   s = session.Run({layer.read}, &out);
   ASSERT_TRUE(s.ok()) << s;
-  ExpectClose(out[0], Expected(Filled(kIn, kOut, 3), Filled(kBatch, kIn, 1), Filled(kBatch, kOut, 2)));
+  ExpectClose(out[0], SteppedWeights());
 }
 
 // A product of a reference variable (VariableV2) that was never assigned:
@@ -231,10 +234,7 @@ TEST(SgdUpdateInProductTest, AnUninitialisedReferenceOperandGivesItsError) {
                        ops::MatMul(root, ref, layer.g, ops::MatMul::TransposeA(true)))
                        .operation;
   ClientSession session(root);
-  {
-    absl::Status init_status = session.Run({}, {}, {layer.init}, nullptr);
-    ASSERT_TRUE(init_status.ok()) << init_status;
-  }
+  ASSERT_NO_FATAL_FAILURE(Initialise(session, layer));
   absl::Status s = session.Run({{layer.g, Filled(kBatch, kOut, 2)}}, {}, {step}, nullptr);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
   EXPECT_NE(s.message().find("uninitialized value ref"), std::string::npos) << s;
@@ -246,16 +246,10 @@ TEST(SgdUpdateInProductTest, AnUninitialisedReferenceLearningRateGivesItsError) 
   Scope root = Scope::NewRootScope();
   Layer layer(root);
   auto lr = ops::Variable(root.WithOpName("lr"), TensorShape({}), DT_FLOAT);
-  Operation step =
-      ops::ResourceApplyGradientDescent(root, layer.w, lr, layer.grad).operation;
+  Operation step = ops::ResourceApplyGradientDescent(root, layer.w, lr, layer.grad).operation;
   ClientSession session(root);
-  {
-    absl::Status init_status = session.Run({}, {}, {layer.init}, nullptr);
-    ASSERT_TRUE(init_status.ok()) << init_status;
-  }
-  absl::Status s = session.Run(
-      {{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch, kOut, 2)}}, {}, {step},
-      nullptr);
+  ASSERT_NO_FATAL_FAILURE(Initialise(session, layer));
+  absl::Status s = session.Run(Batch(layer), {}, {step}, nullptr);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
   EXPECT_NE(s.message().find("uninitialized value lr"), std::string::npos) << s;
 }

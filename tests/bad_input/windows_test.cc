@@ -123,6 +123,32 @@ TEST_P(BadWindowsTest, ShapesOneDnnRefusesStillGiveTheConvolution) {
   ExpectSessionStillWorks(root, s, session);
 }
 
+// Filter gradients at the edges of the chunked sum (conv_filter_grad.h):
+// an empty batch gives zeros, and a single output position (one output
+// row: the second half of the rows is empty) gives its one product.
+TEST_P(BadWindowsTest, FilterGradientsOfEmptyAndSingleRowBatches) {
+  Scope root = Scope::NewRootScope();
+  Scope s = Where(root);
+  auto empty = ops::Conv2DBackpropFilter(s, ops::Const(s, Ones({0, 4, 4, 1})),
+                                         ops::Const(s, Tensor::Vector<int32_t>({2, 2, 1, 2})),
+                                         ops::Const(s, Ones({0, 3, 3, 2})), {1, 1, 1, 1},
+                                         "VALID");
+  auto single = ops::Conv2DBackpropFilter(s, ops::Const(s, Ones({1, 2, 2, 1})),
+                                          ops::Const(s, Tensor::Vector<int32_t>({2, 2, 1, 3})),
+                                          ops::Const(s, Ones({1, 1, 1, 3})), {1, 1, 1, 1},
+                                          "VALID");
+  ASSERT_TRUE(root.ok()) << root.status();
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  absl::Status st = session.Run({empty, single}, &out);
+  ASSERT_TRUE(st.ok()) << st;
+  ASSERT_EQ(out[0].shape(), TensorShape({2, 2, 1, 2}));
+  for (int64_t i = 0; i < out[0].NumElements(); ++i) EXPECT_EQ(out[0].data<float>()[i], 0.f);
+  ASSERT_EQ(out[1].shape(), TensorShape({2, 2, 1, 3}));
+  for (int64_t i = 0; i < out[1].NumElements(); ++i) EXPECT_EQ(out[1].data<float>()[i], 1.f);
+  ExpectSessionStillWorks(root, s, session);
+}
+
 // Shapes known only when fed (the host only: the IPU needs static shapes):
 // the kernels check what the shape functions could not, and the session
 // keeps working.

@@ -102,6 +102,15 @@ TEST(OneThreadSgemmTest, ScaledAddWholeAndBlocksForEveryTranspose) {
   EXPECT_FALSE(SgemmBlockScaledAdd(false, false, 0, m, 0, n, k, alpha, a.data(), k, b.data(), n,
                                    c.data(), n - 1))
       << "ldc shorter than a row of c";
+  EXPECT_FALSE(SgemmBlockScaledAdd(false, false, -1, m, 0, n, k, alpha, a.data(), k, b.data(), n,
+                                   c.data(), n))
+      << "a negative first row";
+  EXPECT_FALSE(SgemmBlockScaledAdd(false, false, 0, m, 0, n, -k, alpha, a.data(), k, b.data(), n,
+                                   c.data(), n))
+      << "a negative depth";
+  EXPECT_TRUE(SgemmBlockScaledAdd(false, false, 0, 0, 0, n, k, alpha, a.data(), k, b.data(), n,
+                                  c.data(), n))
+      << "no rows: nothing to do";
   EXPECT_EQ(c, c0);
 }
 
