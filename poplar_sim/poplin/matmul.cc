@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "Eigen/Core"
@@ -89,6 +90,66 @@ class ReducePartialsVertex : public MultiVertex {
   uint64_t getFlopEstimate() const override { return partials.size(); }
 };
 
+// acc[r][c] += scale * sum_k a[r][k] * b[k][c]: a block of matMulAcc that
+// adds its product to the output it accumulates into, as the matrix
+// unit's partials can start from memory instead of zero. Costed as the
+// product and the scaled add of its outputs.
+class MatMulAccBlockVertex : public MultiVertex {
+ public:
+  Input<Vector<float>> a{this, "a"};
+  Input<Vector<float>> b{this, "b"};
+  InOut<Vector<float>> acc{this, "acc"};
+  Param<unsigned> rows{this, "rows"};
+  Param<unsigned> depth{this, "depth"};
+  Param<unsigned> cols{this, "cols"};
+  Param<float> scale{this, "scale"};
+  bool compute() override {
+    const size_t R = rows, K = depth, C = cols;
+    if (a.size() != R * K || b.size() != K * C || acc.size() != R * C) return false;
+    for (size_t r = 0; r < R; ++r) {
+      for (size_t c = 0; c < C; ++c) {
+        float sum = 0;
+        for (size_t k = 0; k < K; ++k) sum += a[r * K + k] * b[k * C + c];
+        acc[r * C + c] += float(scale) * sum;
+      }
+    }
+    return true;
+  }
+  std::optional<uint64_t> getCycleEstimate(const Target& t) const override {
+    const uint64_t outputs = uint64_t(unsigned(rows)) * unsigned(cols);
+    return BlockWorkerCycles(t, FLOAT, outputs * unsigned(depth)) +
+           ReduceWorkerCycles(t, 2 * outputs);
+  }
+  uint64_t getFlopEstimate() const override {
+    return 2 * uint64_t(unsigned(rows)) * unsigned(cols) * (unsigned(depth) + 1);
+  }
+};
+
+// acc[i] += scale * sum_p partials[p][i]: the reduction of a matMulAcc whose
+// depth is split over tiles.
+class ReducePartialsAccVertex : public MultiVertex {
+ public:
+  Input<Vector<float>> partials{this, "partials"};
+  InOut<Vector<float>> acc{this, "acc"};
+  Param<float> scale{this, "scale"};
+  bool compute() override {
+    const size_t e = acc.size();
+    if (e == 0) return true;
+    if (partials.size() % e != 0) return false;
+    const size_t s = partials.size() / e;
+    for (size_t i = 0; i < e; ++i) {
+      float sum = 0;
+      for (size_t p = 0; p < s; ++p) sum += partials[p * e + i];
+      acc[i] += float(scale) * sum;
+    }
+    return true;
+  }
+  std::optional<uint64_t> getCycleEstimate(const Target& t) const override {
+    return ReduceWorkerCycles(t, partials.size() + 2 * acc.size());
+  }
+  uint64_t getFlopEstimate() const override { return partials.size() + 2 * acc.size(); }
+};
+
 const bool kRegistered = [] {
   VertexRegistry& r = VertexRegistry::global();
   (void)r.add("poplin::MatMulBlock<float,float>", [] {
@@ -99,6 +160,12 @@ const bool kRegistered = [] {
   });
   (void)r.add("poplin::MatMulBlock<half,float>", [] {
     return std::unique_ptr<Vertex>(new MatMulBlockVertex<Eigen::half, float>());
+  });
+  (void)r.add("poplin::MatMulAccBlock<float>", [] {
+    return std::unique_ptr<Vertex>(new MatMulAccBlockVertex());
+  });
+  (void)r.add("poplin::ReducePartialsAcc<float>", [] {
+    return std::unique_ptr<Vertex>(new ReducePartialsAccVertex());
   });
   (void)r.add("poplin::ReducePartials<float>", [] {
     return std::unique_ptr<Vertex>(new ReducePartialsVertex<float>());
@@ -300,6 +367,123 @@ void WriteFloats(ExecutionContext& ctx, const Tensor& out, const float* v, size_
   }
 }
 
+// The block vertices of the product a [m,k] x b [k,n] planned as `p`, in
+// `cs`: with one block of depth (p.splitK == 1) each writes its block of
+// `out` [m,n] (of `vertexType`; with `accumulate`, MatMulAccBlock adding
+// scale times its product to the block), else its block of plane s of
+// `out` [splitK,m,n], the float partial sums.
+void AddBlockVertices(Graph& graph, const ComputeSet& cs, const Tensor& a, const Tensor& b,
+                      const MatMulPlan& p, const Tensor& out, const std::string& vertexType,
+                      std::optional<float> accumulate) {
+  const size_t m = a.dim(0), k = a.dim(1), n = b.dim(1);
+  const unsigned sm = p.splitM, sn = p.splitN, sk = p.splitK;
+  auto tileOf = [&](unsigned i, unsigned j, unsigned s) {
+    return (i * sn + j) * sk + s;
+  };
+  // The operand blocks, each made once: block (i, s) of A is read by the sn
+  // vertices of row i, block (s, j) of B by the sm vertices of column j.
+  std::vector<Tensor> aBlocks, bBlocks;
+  aBlocks.reserve(size_t{sm} * sk);
+  bBlocks.reserve(size_t{sn} * sk);
+  for (unsigned i = 0; i < sm; ++i) {
+    const size_t r0 = i * p.blockM, r1 = std::min(m, r0 + p.blockM);
+    for (unsigned s = 0; s < sk; ++s) {
+      const size_t k0 = s * p.blockK, k1 = std::min(k, k0 + p.blockK);
+      aBlocks.push_back(a.slice({r0, k0}, {r1, k1}).flatten());
+    }
+  }
+  for (unsigned j = 0; j < sn; ++j) {
+    const size_t c0 = j * p.blockN, c1 = std::min(n, c0 + p.blockN);
+    for (unsigned s = 0; s < sk; ++s) {
+      const size_t k0 = s * p.blockK, k1 = std::min(k, k0 + p.blockK);
+      bBlocks.push_back(b.slice({k0, c0}, {k1, c1}).flatten());
+    }
+  }
+  // Each partial plane once: a view of it costs a pass over its rows.
+  // Flattened too: a block of one row is then one slice of it (a small
+  // product's blocks are single rows, made by the thousand in a deep stack).
+  std::vector<Tensor> planes, flatPlanes;
+  if (sk > 1) {
+    planes.reserve(sk);
+    for (unsigned s = 0; s < sk; ++s) {
+      planes.push_back(out[s]);
+      flatPlanes.push_back(planes.back().flatten());
+    }
+  }
+  const Tensor flatOut = out.flatten();
+  // Output block [r0, r1) x [c0, c1) of plane s (or of out), flattened.
+  auto outputBlock = [&](unsigned s, size_t r0, size_t r1, size_t c0, size_t c1) {
+    if (r1 - r0 == 1) {
+      return (sk > 1 ? flatPlanes[s] : flatOut).slice(r0 * n + c0, r0 * n + c1);
+    }
+    return (sk > 1 ? planes[s] : out).slice({r0, c0}, {r1, c1}).flatten();
+  };
+  for (unsigned i = 0; i < sm; ++i) {
+    const size_t r0 = i * p.blockM, r1 = std::min(m, r0 + p.blockM);
+    for (unsigned j = 0; j < sn; ++j) {
+      const size_t c0 = j * p.blockN, c1 = std::min(n, c0 + p.blockN);
+      for (unsigned s = 0; s < sk; ++s) {
+        const size_t k0 = s * p.blockK, k1 = std::min(k, k0 + p.blockK);
+        const Tensor outBlock = outputBlock(s, r0, r1, c0, c1);
+        // The caller's accumulator keeps its mapping; a new output is
+        // mapped where its blocks are computed.
+        if (!accumulate.has_value()) graph.setTileMapping(outBlock, tileOf(i, j, s));
+        VertexRef v = graph.addVertex(
+            cs, vertexType,
+            {{"a", aBlocks[size_t{i} * sk + s]},
+             {"b", bBlocks[size_t{j} * sk + s]},
+             {accumulate.has_value() ? "acc" : "out", outBlock}});
+        if (accumulate.has_value()) graph.setInitialValue(v["scale"], *accumulate);
+        graph.setInitialValue(v["rows"], r1 - r0);
+        graph.setInitialValue(v["depth"], k1 - k0);
+        graph.setInitialValue(v["cols"], c1 - c0);
+        graph.setTileMapping(v, tileOf(i, j, s));
+      }
+    }
+  }
+}
+
+// c [m,n] (row-major) += scale * a b by oneDNN, split over the host threads
+// as DnnlProduct splits a product (blocks at multiples of kHostSplitGrain,
+// so the bits do not depend on the number of threads). Unchanged and
+// false if oneDNN refuses the whole product; an error if it refuses one
+// block of a split product (c then holds some blocks' sums).
+absl::StatusOr<bool> DnnlProductAcc(ExecutionContext& ctx, const FloatOperand& a,
+                                    const FloatOperand& b, size_t m, size_t k, size_t n,
+                                    float scale, float* c) {
+  ReadView<float> av(ctx, a.storage), bv(ctx, b.storage);
+  const size_t lda = a.transposed ? m : k, ldb = b.transposed ? k : n;
+  auto block = [&](size_t r0, size_t rows, size_t c0, size_t cols) {
+    return dnnl_one_thread::SgemmBlockScaledAdd(a.transposed, b.transposed, r0, rows, c0, cols,
+                                                k, scale, av.data(), lda, bv.data(), ldb, c, n);
+  };
+  if (m * n * k < kDnnlSplitMacs) return block(0, m, 0, n);
+  std::atomic<bool> ok{true};
+  const bool byRows = m >= n;
+  parallelRanges(
+      ctx.hostThreads(), byRows ? m : n,
+      [&](size_t first, size_t end) {
+        if (!(byRows ? block(first, end - first, 0, n) : block(0, m, first, end - first))) {
+          ok = false;
+        }
+      },
+      kHostSplitGrain);
+  if (!ok) {
+    return absl::InternalError(absl::StrCat("oneDNN refused a block of the product [", m, ",", k,
+                                            "] x [", k, ",", n, "]"));
+  }
+  return true;
+}
+
+bool SharesVariable(const Tensor& x, const Tensor& y) {
+  for (const ElementRun& rx : x.runs()) {
+    for (const ElementRun& ry : y.runs()) {
+      if (rx.var == ry.var) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<MatMulPlan> planMatMul(const Target& target, unsigned numTiles,
@@ -398,64 +582,7 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
   const std::string tn = typeName(type);
   const std::string blockType = absl::StrCat(
       "poplin::MatMulBlock<", tn, ",", sk > 1 ? "float" : tn, ">");
-  // The operand blocks, each made once: block (i, s) of A is read by the sn
-  // vertices of row i, block (s, j) of B by the sm vertices of column j.
-  std::vector<Tensor> aBlocks, bBlocks;
-  aBlocks.reserve(size_t{sm} * sk);
-  bBlocks.reserve(size_t{sn} * sk);
-  for (unsigned i = 0; i < sm; ++i) {
-    const size_t r0 = i * p.blockM, r1 = std::min(m, r0 + p.blockM);
-    for (unsigned s = 0; s < sk; ++s) {
-      const size_t k0 = s * p.blockK, k1 = std::min(k, k0 + p.blockK);
-      aBlocks.push_back(a.slice({r0, k0}, {r1, k1}).flatten());
-    }
-  }
-  for (unsigned j = 0; j < sn; ++j) {
-    const size_t c0 = j * p.blockN, c1 = std::min(n, c0 + p.blockN);
-    for (unsigned s = 0; s < sk; ++s) {
-      const size_t k0 = s * p.blockK, k1 = std::min(k, k0 + p.blockK);
-      bBlocks.push_back(b.slice({k0, c0}, {k1, c1}).flatten());
-    }
-  }
-  // Each partial plane once: a view of it costs a pass over its rows.
-  // Flattened too: a block of one row is then one slice of it (a small
-  // product's blocks are single rows, made by the thousand in a deep stack).
-  std::vector<Tensor> planes, flatPlanes;
-  if (sk > 1) {
-    planes.reserve(sk);
-    for (unsigned s = 0; s < sk; ++s) {
-      planes.push_back(partials[s]);
-      flatPlanes.push_back(planes.back().flatten());
-    }
-  }
-  const Tensor flatC = c.flatten();
-  // Output block [r0, r1) x [c0, c1) of plane s (or of c), flattened.
-  auto outputBlock = [&](unsigned s, size_t r0, size_t r1, size_t c0, size_t c1) {
-    if (r1 - r0 == 1) {
-      return (sk > 1 ? flatPlanes[s] : flatC).slice(r0 * n + c0, r0 * n + c1);
-    }
-    return (sk > 1 ? planes[s] : c).slice({r0, c0}, {r1, c1}).flatten();
-  };
-  for (unsigned i = 0; i < sm; ++i) {
-    const size_t r0 = i * p.blockM, r1 = std::min(m, r0 + p.blockM);
-    for (unsigned j = 0; j < sn; ++j) {
-      const size_t c0 = j * p.blockN, c1 = std::min(n, c0 + p.blockN);
-      for (unsigned s = 0; s < sk; ++s) {
-        const size_t k0 = s * p.blockK, k1 = std::min(k, k0 + p.blockK);
-        const Tensor outBlock = outputBlock(s, r0, r1, c0, c1);
-        graph.setTileMapping(outBlock, tileOf(i, j, s));
-        VertexRef v = graph.addVertex(
-            cs, blockType,
-            {{"a", aBlocks[size_t{i} * sk + s]},
-             {"b", bBlocks[size_t{j} * sk + s]},
-             {"out", outBlock}});
-        graph.setInitialValue(v["rows"], r1 - r0);
-        graph.setInitialValue(v["depth"], k1 - k0);
-        graph.setInitialValue(v["cols"], c1 - c0);
-        graph.setTileMapping(v, tileOf(i, j, s));
-      }
-    }
-  }
+  AddBlockVertices(graph, cs, a, b, p, sk > 1 ? partials : c, blockType, std::nullopt);
   // Bulk execution computes the whole product at once. With one partial
   // plane that is straight into the output; with several, into the first
   // plane (as float), which the reduction's bulk executor then copies into
@@ -463,7 +590,7 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
   // materialised (but costed). Each executor so touches only tensors its
   // vertices connect (execution_context.h). One product for the whole
   // matrix (oneDNN's or Eigen's: DnnlProduct).
-  const Tensor product = sk > 1 ? planes[0] : c;
+  const Tensor product = sk > 1 ? partials[0] : c;
   if (type == FLOAT || sk > 1) {
     const bool eitherOrder = StorageOrderIsFree(m, k, n);
     const bool halfOperands = type != FLOAT;
@@ -541,6 +668,134 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
   });
   prog.add(program::Execute(rcs));
   return c;
+}
+
+void matMulAcc(Graph& graph, const Tensor& c, float k, const Tensor& a, const Tensor& b,
+               program::Sequence& prog, const std::string& debugName,
+               const OptionFlags& options) {
+  auto fail = [&](absl::Status s) { graph.recordError(std::move(s)); };
+  if (!c.valid()) return fail(c.status());
+  if (!a.valid()) return fail(a.status());
+  if (!b.valid()) return fail(b.status());
+  const std::string name = debugName.empty() ? "matMulAcc" : debugName;
+  if (a.rank() != 2 || b.rank() != 2 || c.rank() != 2 || a.dim(1) != b.dim(0) ||
+      c.dim(0) != a.dim(0) || c.dim(1) != b.dim(1) || a.elementType() != FLOAT ||
+      b.elementType() != FLOAT || c.elementType() != FLOAT) {
+    return fail(absl::InvalidArgumentError(absl::StrCat(
+        "poplin::matMulAcc '", name, "': needs float matrices c [m,n] += k * a [m,k] x b "
+        "[k,n], got c '", c.getDebugName(), "' ", typeName(c.elementType()), c.shapeToString(),
+        ", a '", a.getDebugName(), "' ", typeName(a.elementType()), a.shapeToString(),
+        " and b '", b.getDebugName(), "' ", typeName(b.elementType()), b.shapeToString())));
+  }
+  if (c.containsAliases()) {
+    return fail(absl::InvalidArgumentError(absl::StrCat(
+        "poplin::matMulAcc '", name, "': the accumulator '", c.getDebugName(),
+        "' repeats elements; accumulate into a tensor without aliases")));
+  }
+  if (SharesVariable(c, a) || SharesVariable(c, b)) {
+    // The product must be whole before c changes: Poplar's way, a product
+    // and then a scaled add.
+    Tensor product = matMul(graph, a, b, prog, name, options);
+    if (!product.valid()) return;
+    ComputeSet acs = graph.addComputeSet(name + "/accumulate");
+    const size_t elements = c.numElements();
+    const unsigned tiles = graph.getTarget().getNumTiles();
+    const size_t perTile = std::max<size_t>(1, CeilDiv(elements, tiles));
+    for (size_t e0 = 0, t = 0; e0 < elements; e0 += perTile, ++t) {
+      const size_t e1 = std::min(elements, e0 + perTile);
+      VertexRef v = graph.addVertex(acs, "poplin::ReducePartialsAcc<float>",
+                                    {{"partials", product.flatten().slice(e0, e1)},
+                                     {"acc", c.flatten().slice(e0, e1)}});
+      graph.setInitialValue(v["scale"], k);
+      graph.setTileMapping(v, static_cast<unsigned>(t % tiles));
+    }
+    graph.setBulkExecutor(acs, [=](ExecutionContext& ctx) {
+      ReadView<float> pv(ctx, product);
+      WriteView<float> cv(ctx, c, /*readFirst=*/true);
+      for (size_t i = 0; i < elements; ++i) cv.data()[i] += k * pv[i];
+      return absl::OkStatus();
+    });
+    prog.add(program::Execute(acs));
+    return;
+  }
+  double proportion = 0.6;
+  if (const std::string* p = options.get("availableMemoryProportion")) {
+    if (!absl::SimpleAtod(*p, &proportion) || proportion <= 0 || proportion > 1) {
+      return fail(absl::InvalidArgumentError(absl::StrCat(
+          "poplin::matMulAcc option availableMemoryProportion must be in (0, 1], not \"", *p,
+          "\"")));
+    }
+  }
+  const size_t m = a.dim(0), depth = a.dim(1), n = b.dim(1);
+  auto plan = MatMulPlanCache::global().plan(graph.getTarget(), graph.getTarget().getNumTiles(),
+                                             FLOAT, m, depth, n, proportion);
+  if (!plan.ok()) return fail(plan.status());
+  const MatMulPlan p = *plan;
+  const unsigned sm = p.splitM, sn = p.splitN, sk = p.splitK;
+  ComputeSet cs = graph.addComputeSet(name);
+  const bool eitherOrder = StorageOrderIsFree(m, depth, n);
+  const FloatOperand fa = FloatOperand::Of(a, eitherOrder), fb = FloatOperand::Of(b, eitherOrder);
+  if (sk == 1) {
+    // Each block adds its product to its block of c: one compute set, and
+    // on the host one product added into c (no product tensor at all).
+    AddBlockVertices(graph, cs, a, b, p, c, "poplin::MatMulAccBlock<float>", k);
+    graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) {
+      WriteView<float> cv(ctx, c, /*readFirst=*/true);
+      absl::StatusOr<bool> done = DnnlProductAcc(ctx, fa, fb, m, depth, n, k, cv.data());
+      if (!done.ok()) return done.status();
+      if (!*done) {
+        WithFloatMatrices(ctx, fa, fb, [&](const auto& am, const auto& bm) {
+          Eigen::Map<RowMajor>(cv.data(), m, n).noalias() += k * (am * bm);
+        });
+      }
+      return absl::OkStatus();
+    });
+    prog.add(program::Execute(cs));
+    return;
+  }
+  // The depth split over tiles: partial sums as matMul makes them, then
+  // each tile adds k times the sum of its rows' partials to c.
+  Tensor partials = graph.addVariable(FLOAT, {sk, m, n}, name + "/partials");
+  AddBlockVertices(graph, cs, a, b, p, partials, "poplin::MatMulBlock<float,float>",
+                   std::nullopt);
+  const Tensor product = partials[0];
+  const bool bIsWritten = !graph.containsConstant(b);
+  graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) {
+    WriteView<float> pv(ctx, product);
+    if (!DnnlProduct(ctx, fa, fb, m, depth, n, bIsWritten, pv.data())) {
+      WithFloatMatrices(ctx, fa, fb, [&](const auto& am, const auto& bm) {
+        Eigen::Map<RowMajor>(pv.data(), m, n).noalias() = am * bm;
+      });
+    }
+    return absl::OkStatus();
+  });
+  prog.add(program::Execute(cs));
+  ComputeSet rcs = graph.addComputeSet(name + "/reduce");
+  auto tileOf = [&](unsigned i, unsigned j, unsigned s) { return (i * sn + j) * sk + s; };
+  for (unsigned i = 0; i < sm; ++i) {
+    const size_t r0 = i * p.blockM, r1 = std::min(m, r0 + p.blockM);
+    const size_t chunk = CeilDiv(r1 - r0, sk);
+    for (unsigned j = 0; j < sn; ++j) {
+      const size_t c0 = j * p.blockN, c1 = std::min(n, c0 + p.blockN);
+      for (unsigned s = 0; s < sk; ++s) {
+        const size_t q0 = std::min(r1, r0 + s * chunk), q1 = std::min(r1, q0 + chunk);
+        if (q1 <= q0) continue;
+        VertexRef v = graph.addVertex(
+            rcs, "poplin::ReducePartialsAcc<float>",
+            {{"partials", partials.slice({0, q0, c0}, {sk, q1, c1}).flatten()},
+             {"acc", c.slice({q0, c0}, {q1, c1}).flatten()}});
+        graph.setInitialValue(v["scale"], k);
+        graph.setTileMapping(v, tileOf(i, j, s));
+      }
+    }
+  }
+  graph.setBulkExecutor(rcs, [=](ExecutionContext& ctx) {
+    ReadView<float> pv(ctx, product);
+    WriteView<float> cv(ctx, c, /*readFirst=*/true);
+    for (size_t i = 0; i < m * n; ++i) cv.data()[i] += k * pv[i];
+    return absl::OkStatus();
+  });
+  prog.add(program::Execute(rcs));
 }
 
 }  // namespace poplin

@@ -54,6 +54,20 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
               program::Sequence& prog, const std::string& debugName = "",
               const OptionFlags& options = {});
 
+// c += k * a b for float matrices c [m,n], a [m,k], b [k,n], as Poplar's
+// poplin::matMulAcc. Planned as matMul plans the product; when the plan
+// keeps the depth on one tile, each block vertex adds k times its product
+// to its block of c (the matrix unit's partials start from c's values
+// instead of zero; costed as the product and the scaled add of its
+// outputs), and the host adds the product into c in one GEMM without
+// materialising it (Poplar runs a product and then a scaled add, one sync
+// more). With the depth split, the partials' reduction adds into c. When c
+// shares a variable with a or b, a product and then a scaled add. Errors
+// are recorded on the graph (Graph::status), as matMul's.
+void matMulAcc(Graph& graph, const Tensor& c, float k, const Tensor& a, const Tensor& b,
+               program::Sequence& prog, const std::string& debugName = "",
+               const OptionFlags& options = {});
+
 // poplar_sim extension: the product of a and b computed on the host by
 // `hostProduct` instead of a generic matrix product, for a caller that
 // knows a faster way to the same values (a convolution's product from its
