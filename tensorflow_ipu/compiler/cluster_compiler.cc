@@ -17,6 +17,7 @@
 #include "tensorflow_ipu/compiler/pipeline_formation.h"
 #include "tensorflow_ipu/compiler/inter_ipu_copy_insertion.h"
 #include "tensorflow_ipu/compiler/loop_formation.h"
+#include "tensorflow_ipu/compiler/matmul_accumulation.h"
 #include "tensorflow_ipu/compiler/lowering_registry.h"
 #include "tensorflow_ipu/compiler/pass.h"
 #include "tensorflow_ipu/compiler/shard_assignment.h"
@@ -342,6 +343,7 @@ absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
   pipeline.AddPass<LoopFormation>();
   pipeline.AddPass<GradientAccumulation>();
   pipeline.AddPass<PipelineFormation>();
+  pipeline.AddPass<MatMulAccumulation>();
   RETURN_IF_ERROR(pipeline.Run(&ir).status());
 
   std::unique_ptr<CompiledCluster> compiled(new CompiledCluster);

@@ -207,6 +207,71 @@ TEST(ClusterCompilerTest, ALoopOpOutsideALoopIsAnError) {
       << compiled.status();
 }
 
+// acc += x^T dy (and acc += 0.25 x^T dy, the MEAN reduction's add): the
+// matmul-accumulation pass folds the product into the add, which adds it
+// into the variable; the values are the product's (small integers, exact).
+TEST(ClusterCompilerTest, AnAddOfAProductAccumulatesIntoTheVariable) {
+  for (const bool scaled : {false, true}) {
+    SCOPED_TRACE(scaled ? "scaled by 0.25" : "unscaled");
+    ClusterIr ir;
+    ir.name = "accumulate";
+    const int x = ir.AddArg("x:0", DT_FLOAT, TensorShape({2, 2}));
+    const int dy = ir.AddArg("dy:0", DT_FLOAT, TensorShape({2, 3}));
+    NodeDef handle = Def("acc", "VarHandleOp");
+    (*handle.mutable_attr())["shared_name"] = MakeAttrValue("acc");
+    (*handle.mutable_attr())["dtype"] = MakeAttrValue(DT_FLOAT);
+    (*handle.mutable_attr())["shape"] = MakeAttrValue(TensorShape({2, 3}));
+    const int v = ir.AddOp(handle, {}, {DT_RESOURCE}, {TensorShape()});
+    NodeDef mm = Def("grad", "MatMul");
+    (*mm.mutable_attr())["T"] = MakeAttrValue(DT_FLOAT);
+    (*mm.mutable_attr())["transpose_a"] = MakeAttrValue(true);
+    (*mm.mutable_attr())["transpose_b"] = MakeAttrValue(false);
+    const int grad = ir.AddOp(mm, {{x, 0}, {dy, 0}}, {DT_FLOAT}, {TensorShape({2, 3})});
+    ValueRef added{grad, 0};
+    int mul = -1;
+    if (scaled) {
+      NodeDef c = Def("quarter", "Const");
+      (*c.mutable_attr())["dtype"] = MakeAttrValue(DT_FLOAT);
+      const int quarter = ir.AddOp(c, {}, {DT_FLOAT}, {TensorShape({})});
+      ir.ops[quarter].constant = Tensor::FromVector<float>({0.25f}, TensorShape({}));
+      NodeDef m = Def("mean", "Mul");
+      (*m.mutable_attr())["T"] = MakeAttrValue(DT_FLOAT);
+      mul = ir.AddOp(m, {{grad, 0}, {quarter, 0}}, {DT_FLOAT}, {TensorShape({2, 3})});
+      added = {mul, 0};
+    }
+    NodeDef add = Def("accumulate", "AssignAddVariableOp");
+    (*add.mutable_attr())["dtype"] = MakeAttrValue(DT_FLOAT);
+    ir.AddOp(add, {{v, 0}, added}, {}, {});
+    poplar_sim::Device device = ModelDevice(1);
+    auto compiled = CompileCluster(ir, device.getTarget());
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    EXPECT_EQ((*compiled)->ir().ops[grad].op(), "NoOp") << (*compiled)->ir().ToString();
+    if (mul >= 0) EXPECT_EQ((*compiled)->ir().ops[mul].op(), "NoOp");
+    ASSERT_EQ((*compiled)->resources().size(), 1u);
+    EXPECT_TRUE((*compiled)->resources()[0].written);
+    EXPECT_TRUE((*compiled)->resources()[0].reads_initial_value);
+    absl::Status s = (*compiled)->WriteResource(
+        0, Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3})));
+    ASSERT_TRUE(s.ok()) << s;
+    std::vector<Tensor> out;
+    // x = [[1, 2], [3, 4]], dy = [[1, 0, 2], [0, 1, 4]]:
+    // x^T dy = [[1, 3, 14], [2, 4, 20]].
+    for (int run = 0; run < 2; ++run) {
+      auto stats = (*compiled)->Run(
+          device,
+          {Tensor::FromVector<float>({1, 2, 3, 4}, TensorShape({2, 2})),
+           Tensor::FromVector<float>({1, 0, 2, 0, 1, 4}, TensorShape({2, 3}))},
+          &out);
+      ASSERT_TRUE(stats.ok()) << stats.status();
+    }
+    auto value = (*compiled)->ReadResource(0);
+    ASSERT_TRUE(value.ok()) << value.status();
+    // Two runs: acc + 2 c x^T dy.
+    EXPECT_EQ(value->DebugString(),
+              scaled ? "[[ 1.5  3.5 10. ]\n [ 5.   7.  16. ]]" : "[[ 3.  8. 31.]\n [ 8. 13. 46.]]");
+  }
+}
+
 }  // namespace
 }  // namespace compiler
 }  // namespace tensorflow_ipu

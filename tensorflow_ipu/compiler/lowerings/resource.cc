@@ -6,9 +6,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/popops/elementwise.h"
+#include "poplar_sim/poplin/matmul.h"
 #include "poplar_sim/program.h"
 #include "tensorflow_ipu/compiler/emission_state.h"
 #include "tensorflow_ipu/compiler/lowering_registry.h"
+#include "tensorflow_ipu/compiler/matmul_accumulation.h"
 #include "tensorflow_ipu/core/status_macros.h"
 
 namespace tensorflow_ipu {
@@ -56,8 +58,29 @@ absl::Status LowerAssign(LoweringContext& ctx) {
   return absl::OkStatus();
 }
 
+// var += c op(a) op(b): an AssignAddVariableOp of a (scaled) product, fused by the
+// matmul-accumulation pass (its inputs are the variable, a and b).
+absl::Status LowerAssignAddOfProduct(LoweringContext& ctx) {
+  ASSIGN_OR_RETURN(bool ta, ctx.GetAttr<bool>("transpose_a"));
+  ASSIGN_OR_RETURN(bool tb, ctx.GetAttr<bool>("transpose_b"));
+  const poplar_sim::Tensor a = ta ? ctx.input(1).transpose() : ctx.input(1);
+  const poplar_sim::Tensor b = tb ? ctx.input(2).transpose() : ctx.input(2);
+  if (a.rank() != 2 || b.rank() != 2 ||
+      ctx.input(0).shape() != std::vector<size_t>{a.dim(0), b.dim(1)}) {
+    return ctx.Error("the product's shape differs from the variable's");
+  }
+  ASSIGN_OR_RETURN(float scale, ctx.GetAttr<float>(kAccumulateScaleAttr));
+  poplar_sim::poplin::matMulAcc(ctx.graph(), ctx.input(0), scale, a, b, ctx.prog(),
+                                ctx.op().name(), ctx.cluster().matmul_options());
+  return absl::OkStatus();
+}
+
 LoweringFn AssignUpdate(poplar_sim::popops::BinaryOpType type) {
   return [type](LoweringContext& ctx) {
+    if (type == poplar_sim::popops::BinaryOpType::ADD &&
+        ctx.op().def.attr().contains(kAccumulatesMatMulAttr)) {
+      return LowerAssignAddOfProduct(ctx);
+    }
     if (ctx.input(1).shape() != ctx.input(0).shape()) {
       return ctx.Error("the value's shape differs from the variable's");
     }
