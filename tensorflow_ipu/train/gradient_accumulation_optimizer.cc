@@ -42,6 +42,9 @@ absl::StatusOr<Operation> GradientAccumulationOptimizerV2::apply_gradients(
       Output kk = k.type() == dtype ? k : ops::Cast(body, k, dtype);
       accumulated.push_back(acc.assign(
           body, ops::Add(body, a, ops::RealDiv(body, ops::Sub(body, g, a), kk))));
+    } else if (reduction_ == Reduction::MEAN) {
+      accumulated.push_back(
+          acc.assign_add(body, ops::Mul(body, g, Scalar(body, 1.0 / num_mini_batches_, dtype))));
     } else {
       accumulated.push_back(acc.assign_add(body, g));
     }
@@ -58,9 +61,6 @@ absl::StatusOr<Operation> GradientAccumulationOptimizerV2::apply_gradients(
   for (size_t i = 0; i < grads_and_vars.size(); ++i) {
     const Variable& var = grads_and_vars[i].second;
     Output g = accumulators[i].value(u);
-    if (reduction_ == Reduction::MEAN) {
-      g = ops::Mul(u, g, Scalar(u, 1.0 / num_mini_batches_, g.type()));
-    }
     if (g.type() != var.dtype()) g = ops::Cast(u, g, var.dtype());
     sums.emplace_back(g, var);
   }

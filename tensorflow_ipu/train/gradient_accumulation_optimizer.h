@@ -15,7 +15,11 @@
 // errors, naming both numbers, when the cluster compiles). Reductions:
 //  - SUM: the accumulated sum (the default, as the vendor's);
 //  - MEAN: the sum divided by num_mini_batches, so the update equals one
-//    step on the whole num_mini_batches x batch with a mean loss;
+//    step on the whole num_mini_batches x batch with a mean loss; as the
+//    vendor's, each mini-batch's gradient is scaled by 1 / num_mini_batches
+//    as it is added (acc += g / N), so the update reads the accumulator as
+//    it is (and the IPU adds a weight gradient's product, scaled, straight
+//    into its accumulator: compiler/matmul_accumulation.h);
 //  - RUNNING_MEAN: the mean kept as it goes (acc += (g - acc) / k for the
 //    k-th mini-batch), which stays in range in a narrow accumulator dtype.
 // `accumulator_dtype` (default: the variable's) lets half variables
