@@ -1,6 +1,7 @@
 // Compiles small clusters for the IPU Model and runs them.
 #include "tensorflow_ipu/compiler/cluster_compiler.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "poplar_sim/program.h"
 #include "tensorflow_ipu/compiler/lowering_registry.h"
@@ -207,12 +208,14 @@ TEST(ClusterCompilerTest, ALoopOpOutsideALoopIsAnError) {
       << compiled.status();
 }
 
-// acc += x^T dy (and acc += 0.25 x^T dy, the MEAN reduction's add): the
-// matmul-accumulation pass folds the product into the add, which adds it
-// into the variable; the values are the product's (small integers, exact).
+// acc += x^T dy (and acc += 0.25 x^T dy, the MEAN reduction's add), and
+// the SGD steps var -= 0.5 x^T dy and var -= 0.5 x 0.25 x^T dy: the
+// matmul-accumulation pass folds the product into the add or the step,
+// which adds it into the variable; the values are exact (small integers
+// and powers of two).
 TEST(ClusterCompilerTest, AnAddOfAProductAccumulatesIntoTheVariable) {
-  for (const bool scaled : {false, true}) {
-    SCOPED_TRACE(scaled ? "scaled by 0.25" : "unscaled");
+  for (const bool sgd : {false, true}) for (const bool scaled : {false, true}) {
+    SCOPED_TRACE(absl::StrCat(sgd ? "SGD step" : "add", scaled ? ", scaled by 0.25" : ""));
     ClusterIr ir;
     ir.name = "accumulate";
     const int x = ir.AddArg("x:0", DT_FLOAT, TensorShape({2, 2}));
@@ -239,9 +242,20 @@ TEST(ClusterCompilerTest, AnAddOfAProductAccumulatesIntoTheVariable) {
       mul = ir.AddOp(m, {{grad, 0}, {quarter, 0}}, {DT_FLOAT}, {TensorShape({2, 3})});
       added = {mul, 0};
     }
-    NodeDef add = Def("accumulate", "AssignAddVariableOp");
-    (*add.mutable_attr())["dtype"] = MakeAttrValue(DT_FLOAT);
-    ir.AddOp(add, {{v, 0}, added}, {}, {});
+    if (sgd) {
+      // var -= 0.5 [0.25] x^T dy.
+      NodeDef r = Def("rate", "Const");
+      (*r.mutable_attr())["dtype"] = MakeAttrValue(DT_FLOAT);
+      const int rate = ir.AddOp(r, {}, {DT_FLOAT}, {TensorShape({})});
+      ir.ops[rate].constant = Tensor::FromVector<float>({0.5f}, TensorShape({}));
+      NodeDef step = Def("step", "ResourceApplyGradientDescent");
+      (*step.mutable_attr())["T"] = MakeAttrValue(DT_FLOAT);
+      ir.AddOp(step, {{v, 0}, {rate, 0}, added}, {}, {});
+    } else {
+      NodeDef add = Def("accumulate", "AssignAddVariableOp");
+      (*add.mutable_attr())["dtype"] = MakeAttrValue(DT_FLOAT);
+      ir.AddOp(add, {{v, 0}, added}, {}, {});
+    }
     poplar_sim::Device device = ModelDevice(1);
     auto compiled = CompileCluster(ir, device.getTarget());
     ASSERT_TRUE(compiled.ok()) << compiled.status();
@@ -266,9 +280,12 @@ TEST(ClusterCompilerTest, AnAddOfAProductAccumulatesIntoTheVariable) {
     }
     auto value = (*compiled)->ReadResource(0);
     ASSERT_TRUE(value.ok()) << value.status();
-    // Two runs: acc + 2 c x^T dy.
-    EXPECT_EQ(value->DebugString(),
-              scaled ? "[[ 1.5  3.5 10. ]\n [ 5.   7.  16. ]]" : "[[ 3.  8. 31.]\n [ 8. 13. 46.]]");
+    // Two runs: acc + 2 k x^T dy, k = 1, 0.25, -0.5 or -0.125.
+    const char* expected = !sgd  ? (scaled ? "[[ 1.5  3.5 10. ]\n [ 5.   7.  16. ]]"
+                                           : "[[ 3.  8. 31.]\n [ 8. 13. 46.]]")
+                           : scaled ? "[[ 0.75  1.25 -0.5 ]\n [ 3.5   4.    1.  ]]"
+                                    : "[[  0.  -1. -11.]\n [  2.   1. -14.]]";
+    EXPECT_EQ(value->DebugString(), expected);
   }
 }
 

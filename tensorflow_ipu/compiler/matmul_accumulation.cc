@@ -56,11 +56,24 @@ absl::StatusOr<bool> MatMulAccumulation::Run(ClusterIr* ir) {
   };
   bool changed = false;
   for (ClusterOp& add : ir->ops) {
-    if (add.op() != "AssignAddVariableOp" || add.inputs.size() != 2) continue;
-    // The value added: a product, or a product times a scalar constant
-    // (GradientAccumulationOptimizerV2's MEAN).
+    // The input holding the value added, and what it is multiplied by:
+    // AssignAddVariableOp(var, value) adds it; ResourceApplyGradientDescent
+    // (var, alpha, value) subtracts alpha times it, for a constant alpha.
+    int value_input = -1;
     float scale = 1.0f;
-    ClusterOp* mul = sole_producer(add.inputs[1], add, "Mul");
+    if (add.op() == "AssignAddVariableOp" && add.inputs.size() == 2) {
+      value_input = 1;
+    } else if (add.op() == "ResourceApplyGradientDescent" && add.inputs.size() == 3) {
+      if (std::optional<float> alpha = scalar(add.inputs[1]); alpha.has_value()) {
+        value_input = 2;
+        scale = -*alpha;
+      }
+    }
+    if (value_input < 0) continue;
+    // The value: a product, or a product times a scalar constant
+    // (GradientAccumulationOptimizerV2's MEAN).
+    const ValueRef value = add.inputs[value_input];
+    ClusterOp* mul = sole_producer(value, add, "Mul");
     ClusterOp* product = nullptr;
     if (mul != nullptr) {
       for (int side : {0, 1}) {
@@ -68,12 +81,12 @@ absl::StatusOr<bool> MatMulAccumulation::Run(ClusterIr* ir) {
         if (!s.has_value()) continue;
         product = sole_producer(mul->inputs[side], *mul, "MatMul");
         if (product != nullptr) {
-          scale = *s;
+          scale *= *s;
           break;
         }
       }
     } else {
-      product = sole_producer(add.inputs[1], add, "MatMul");
+      product = sole_producer(value, add, "MatMul");
     }
     if (product == nullptr) continue;
     auto& attrs = *add.def.mutable_attr();
@@ -83,7 +96,9 @@ absl::StatusOr<bool> MatMulAccumulation::Run(ClusterIr* ir) {
     }
     attrs[kAccumulatesMatMulAttr] = MakeAttrValue(product->name());
     attrs[kAccumulateScaleAttr] = MakeAttrValue(scale);
-    add.inputs = {add.inputs[0], product->inputs[0], product->inputs[1]};
+    add.inputs.resize(value_input);
+    add.inputs.push_back(product->inputs[0]);
+    add.inputs.push_back(product->inputs[1]);
     for (ClusterOp* folded : {product, mul}) {
       if (folded == nullptr) continue;
       add.control_inputs.insert(add.control_inputs.end(), folded->control_inputs.begin(),

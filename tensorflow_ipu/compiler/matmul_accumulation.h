@@ -2,24 +2,31 @@
 // variable is computed into the variable (poplin::matMulAcc), as XLA fuses
 // a dot with the add that consumes it. Gradient accumulation adds each
 // mini-batch's weight gradient to its accumulator
-// (GradientAccumulationOptimizerV2: acc.assign_add(grad)); fused, the
-// gradient is never stored and read back.
+// (GradientAccumulationOptimizerV2: acc.assign_add(grad)), and plain SGD
+// subtracts it, scaled, from the weights (ResourceApplyGradientDescent);
+// fused, the gradient is never stored and read back (the CPU executor
+// fuses the SGD step the same way: runtime/gradient_update_fusion.h).
 //
-// Rewrites AssignAddVariableOp(var, MatMul(a, b)), and
-// AssignAddVariableOp(var, Mul(MatMul(a, b), c)) for a float scalar
-// constant c (the MEAN reduction's 1 / N), when
+// Rewrites, for a float scalar constant c (the MEAN reduction's 1 / N) and
+// a float scalar constant learning rate alpha,
+//   AssignAddVariableOp(var, MatMul(a, b))            var += a b
+//   AssignAddVariableOp(var, Mul(MatMul(a, b), c))    var += c a b
+//   ResourceApplyGradientDescent(var, alpha, MatMul(a, b) [times c])
+//                                                     var -= alpha [c] a b
+// when
 //  - the product's (and the Mul's) value has no other reader and is not a
 //    result,
 //  - both are float, on one IPU, in one loop, the same pipeline unit and
 //    the same phase of gradient accumulation (the pass runs after the
 //    gradient-accumulation and pipeline-formation passes);
-// into AssignAddVariableOp(var, a, b) with the attrs
-// kAccumulatesMatMulAttr (the product's name, for dumps) and
-// "transpose_a"/"transpose_b" copied from the product and
-// kAccumulateScaleAttr (c, or 1), which its lowering emits as
-// var += c op(a) op(b). The product (and the Mul) becomes a NoOp that keeps its
-// name, attrs and control inputs, so that ops waiting for it still wait;
-// the add also waits for what the product waited for.
+// into the same op with the product's operands in place of its value
+// (AssignAddVariableOp(var, a, b), ResourceApplyGradientDescent(var,
+// alpha, a, b)) and the attrs kAccumulatesMatMulAttr (the product's name,
+// for dumps), "transpose_a"/"transpose_b" copied from the product and
+// kAccumulateScaleAttr (1, c, -alpha or -alpha c), which its lowering
+// emits as var += scale op(a) op(b). The product (and the Mul) becomes a
+// NoOp that keeps its name, attrs and control inputs, so that ops waiting
+// for it still wait; the add also waits for what they waited for.
 #ifndef TENSORFLOW_IPU_COMPILER_MATMUL_ACCUMULATION_H_
 #define TENSORFLOW_IPU_COMPILER_MATMUL_ACCUMULATION_H_
 
@@ -28,7 +35,7 @@
 namespace tensorflow_ipu {
 namespace compiler {
 
-// On an AssignAddVariableOp: it adds the product of its inputs 1 and 2.
+// On a rewritten op: it adds the product of its last two inputs,
 inline constexpr char kAccumulatesMatMulAttr[] = "_ipu_accumulates_matmul";
 // ... scaled by this float.
 inline constexpr char kAccumulateScaleAttr[] = "_ipu_accumulate_scale";

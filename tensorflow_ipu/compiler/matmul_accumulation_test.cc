@@ -97,6 +97,51 @@ TEST(MatMulAccumulationTest, AnAddOfAScaledProductCarriesTheScale) {
   EXPECT_EQ(left.ir.ops[left.add].def.attr().at(kAccumulateScaleAttr).f(), 0.25f);
 }
 
+// var -= alpha x^T dy (plain SGD) and var -= alpha 0.25 x^T dy: the
+// learning rate, a constant, stays an input; the scale is -alpha [c].
+TEST(MatMulAccumulationTest, AGradientDescentStepOnAProductCarriesMinusTheRate) {
+  for (const bool scaled : {false, true}) {
+    AccumulationIr t(DT_FLOAT, scaled);
+    const int rate = t.ir.AddOp(Def("rate", "Const"), {}, {DT_FLOAT}, {TensorShape({})});
+    t.ir.ops[rate].constant = Tensor::FromVector<float>({0.5f}, TensorShape({}));
+    const ValueRef value = t.ir.ops[t.add].inputs[1];
+    // The step replaces the add (ops after their inputs: the rate is last,
+    // so the step goes after it).
+    t.ir.ops[t.add].def.set_op("NoOp");
+    t.ir.ops[t.add].inputs.clear();
+    const int step = t.ir.AddOp(Def("step", "ResourceApplyGradientDescent"),
+                                {{t.handle, 0}, {rate, 0}, value}, {}, {});
+    t.ir.ops[rate].shard = t.ir.ops[step].shard = 0;
+    MatMulAccumulation pass;
+    absl::StatusOr<bool> changed = pass.Run(&t.ir);
+    ASSERT_TRUE(changed.ok()) << changed.status();
+    EXPECT_TRUE(*changed);
+    const ClusterOp& op = t.ir.ops[step];
+    ASSERT_EQ(op.inputs.size(), 4u);
+    EXPECT_EQ(op.inputs[0], (ValueRef{t.handle, 0}));
+    EXPECT_EQ(op.inputs[1], (ValueRef{rate, 0}));
+    EXPECT_EQ(op.inputs[2], (ValueRef{t.x, 0}));
+    EXPECT_EQ(op.inputs[3], (ValueRef{t.dy, 0}));
+    EXPECT_EQ(op.def.attr().at(kAccumulateScaleAttr).f(), scaled ? -0.125f : -0.5f);
+    EXPECT_EQ(t.ir.ops[t.grad].op(), "NoOp");
+
+    // A learning rate that is not a constant (a placeholder, a variable's
+    // value) is left to the generic step.
+    AccumulationIr fed(DT_FLOAT, scaled);
+    const int lr = fed.ir.AddArg("lr:0", DT_FLOAT, TensorShape({}));
+    const ValueRef fed_value = fed.ir.ops[fed.add].inputs[1];
+    fed.ir.ops[fed.add].def.set_op("NoOp");
+    fed.ir.ops[fed.add].inputs.clear();
+    const int fed_step = fed.ir.AddOp(Def("step", "ResourceApplyGradientDescent"),
+                                      {{fed.handle, 0}, {lr, 0}, fed_value}, {}, {});
+    fed.ir.ops[lr].shard = fed.ir.ops[fed_step].shard = 0;
+    changed = pass.Run(&fed.ir);
+    ASSERT_TRUE(changed.ok()) << changed.status();
+    EXPECT_FALSE(*changed);
+    EXPECT_EQ(fed.ir.ops[fed_step].inputs.size(), 3u);
+  }
+}
+
 TEST(MatMulAccumulationTest, LeavesScaledProductsItCannotFuse) {
   struct Case {
     const char* what;

@@ -58,28 +58,33 @@ absl::Status LowerAssign(LoweringContext& ctx) {
   return absl::OkStatus();
 }
 
-// var += c op(a) op(b): an AssignAddVariableOp of a (scaled) product, fused by the
-// matmul-accumulation pass (its inputs are the variable, a and b).
-absl::Status LowerAssignAddOfProduct(LoweringContext& ctx) {
+// var += scale op(a) op(b), a and b the op's last two inputs: an
+// AssignAddVariableOp or a ResourceApplyGradientDescent of a (scaled)
+// product, rewritten by the matmul-accumulation pass.
+absl::Status LowerAddOfProduct(LoweringContext& ctx) {
   ASSIGN_OR_RETURN(bool ta, ctx.GetAttr<bool>("transpose_a"));
   ASSIGN_OR_RETURN(bool tb, ctx.GetAttr<bool>("transpose_b"));
-  const poplar_sim::Tensor a = ta ? ctx.input(1).transpose() : ctx.input(1);
-  const poplar_sim::Tensor b = tb ? ctx.input(2).transpose() : ctx.input(2);
+  ASSIGN_OR_RETURN(float scale, ctx.GetAttr<float>(kAccumulateScaleAttr));
+  const int n = ctx.num_inputs();
+  const poplar_sim::Tensor a = ta ? ctx.input(n - 2).transpose() : ctx.input(n - 2);
+  const poplar_sim::Tensor b = tb ? ctx.input(n - 1).transpose() : ctx.input(n - 1);
   if (a.rank() != 2 || b.rank() != 2 ||
       ctx.input(0).shape() != std::vector<size_t>{a.dim(0), b.dim(1)}) {
     return ctx.Error("the product's shape differs from the variable's");
   }
-  ASSIGN_OR_RETURN(float scale, ctx.GetAttr<float>(kAccumulateScaleAttr));
   poplar_sim::poplin::matMulAcc(ctx.graph(), ctx.input(0), scale, a, b, ctx.prog(),
                                 ctx.op().name(), ctx.cluster().matmul_options());
   return absl::OkStatus();
 }
 
+bool AddsAProduct(const LoweringContext& ctx) {
+  return ctx.op().def.attr().contains(kAccumulatesMatMulAttr);
+}
+
 LoweringFn AssignUpdate(poplar_sim::popops::BinaryOpType type) {
   return [type](LoweringContext& ctx) {
-    if (type == poplar_sim::popops::BinaryOpType::ADD &&
-        ctx.op().def.attr().contains(kAccumulatesMatMulAttr)) {
-      return LowerAssignAddOfProduct(ctx);
+    if (type == poplar_sim::popops::BinaryOpType::ADD && AddsAProduct(ctx)) {
+      return LowerAddOfProduct(ctx);
     }
     if (ctx.input(1).shape() != ctx.input(0).shape()) {
       return ctx.Error("the value's shape differs from the variable's");
@@ -93,6 +98,7 @@ LoweringFn AssignUpdate(poplar_sim::popops::BinaryOpType type) {
 // var -= alpha * delta: one scaled add when alpha is a constant (the
 // learning rate of GradientDescentOptimizer), else a multiply and subtract.
 absl::Status LowerApplyGradientDescent(LoweringContext& ctx) {
+  if (AddsAProduct(ctx)) return LowerAddOfProduct(ctx);
   if (ctx.input(2).shape() != ctx.input(0).shape()) {
     return ctx.Error("the delta's shape differs from the variable's");
   }
