@@ -12,44 +12,12 @@
 #include "tensorflow_ipu/cc/ops/resource_variable_ops.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/cc/ops/state_ops.h"
+#include "tests/sgd_step_values.h"
 
 namespace tensorflow_ipu {
 namespace {
 
-// Sizes of the benchmark MLP's first layer: batch 32, 784 inputs, 256
-// units (6.4M multiply-adds: split over the threads, on oneDNN).
-constexpr int kBatch = 32, kIn = 784, kOut = 256;
-constexpr float kLearningRate = 0.05f;
-
-Tensor Filled(int rows, int cols, int salt) {
-  Tensor t(DT_FLOAT, TensorShape({rows, cols}));
-  for (int i = 0; i < rows * cols; ++i) {
-    t.data<float>()[i] = float((i * (7 + salt)) % 29) * 0.031f - 0.4f;
-  }
-  return t;
-}
-
-// w0 - lr * x^T g, in double.
-std::vector<double> Expected(const Tensor& w0, const Tensor& x, const Tensor& g) {
-  std::vector<double> w(w0.data<float>(), w0.data<float>() + w0.NumElements());
-  for (int r = 0; r < kIn; ++r) {
-    for (int c = 0; c < kOut; ++c) {
-      double acc = 0;
-      for (int b = 0; b < kBatch; ++b) {
-        acc += double(x.data<float>()[b * kIn + r]) * g.data<float>()[b * kOut + c];
-      }
-      w[r * kOut + c] -= kLearningRate * acc;
-    }
-  }
-  return w;
-}
-
-void ExpectClose(const Tensor& got, const std::vector<double>& want) {
-  ASSERT_EQ(got.NumElements(), static_cast<int64_t>(want.size()));
-  for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_NEAR(got.data<float>()[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << "element " << i;
-  }
-}
+using namespace sgd_step_values;  // NOLINT: the shared values, in a test
 
 // One layer's weight and its SGD step on a fed batch and gradient.
 struct Layer {
@@ -74,11 +42,6 @@ struct Layer {
 // The batch and output gradient every step here is fed.
 ClientSession::FeedType Batch(const Layer& layer) {
   return {{layer.x, Filled(kBatch, kIn, 1)}, {layer.g, Filled(kBatch, kOut, 2)}};
-}
-
-// w after one step on that batch from its initial value.
-std::vector<double> SteppedWeights() {
-  return Expected(Filled(kIn, kOut, 3), Filled(kBatch, kIn, 1), Filled(kBatch, kOut, 2));
 }
 
 void Initialise(const ClientSession& session, const Layer& layer) {

@@ -15,46 +15,14 @@
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 #include "tensorflow_ipu/ipu/scopes.h"
 #include "tests/ipu/ipu_test_util.h"
+#include "tests/sgd_step_values.h"
 
 namespace tensorflow_ipu {
 namespace {
 
 using SgdUpdateInProductIpuTest = testing::IpuTest;
 
-// The benchmark MLP's first layer: batch 32, 784 inputs, 256 units.
-constexpr int kBatch = 32, kIn = 784, kOut = 256;
-constexpr float kLearningRate = 0.05f;
-
-Tensor Filled(int rows, int cols, int salt) {
-  Tensor t(DT_FLOAT, TensorShape({rows, cols}));
-  for (int i = 0; i < rows * cols; ++i) {
-    t.data<float>()[i] = float((i * (7 + salt)) % 29) * 0.031f - 0.4f;
-  }
-  return t;
-}
-
-// w0 - lr x^T g (w0 [kIn, kOut]), in double.
-std::vector<double> SteppedWeights() {
-  const Tensor w0 = Filled(kIn, kOut, 3), x = Filled(kBatch, kIn, 1), g = Filled(kBatch, kOut, 2);
-  std::vector<double> w(w0.data<float>(), w0.data<float>() + w0.NumElements());
-  for (int r = 0; r < kIn; ++r) {
-    for (int c = 0; c < kOut; ++c) {
-      double acc = 0;
-      for (int b = 0; b < kBatch; ++b) {
-        acc += double(x.data<float>()[b * kIn + r]) * g.data<float>()[b * kOut + c];
-      }
-      w[r * kOut + c] -= kLearningRate * acc;
-    }
-  }
-  return w;
-}
-
-void ExpectClose(const Tensor& got, const std::vector<double>& want) {
-  ASSERT_EQ(got.NumElements(), static_cast<int64_t>(want.size()));
-  for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_NEAR(got.data<float>()[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << "element " << i;
-  }
-}
+using namespace sgd_step_values;  // NOLINT: the shared values, in a test
 
 // The layer's variable and step on `device` (an ipu_scope, or the CPU);
 // the batch and the output gradient fed from the host. `fed_rate`: the
