@@ -49,7 +49,9 @@ absl::StatusOr<MatMulPlan> planMatMul(const Target& target, unsigned numTiles,
                                       Type type, size_t m, size_t k, size_t n,
                                       double availableMemoryProportion = 0.6);
 
-// Options: "availableMemoryProportion" (0 < p <= 1).
+// Options: "availableMemoryProportion" (0 < p <= 1). A product of empty
+// matrices is not planned: a depth of 0 gives [m,n] zeros (empty sums, as
+// TensorFlow's MatMul), and m or n of 0 an empty tensor.
 Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
               program::Sequence& prog, const std::string& debugName = "",
               const OptionFlags& options = {});
@@ -62,7 +64,8 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
 // outputs), and the host adds the product into c in one GEMM without
 // materialising it (Poplar runs a product and then a scaled add, one sync
 // more). With the depth split, the partials' reduction adds into c. When c
-// shares a variable with a or b, a product and then a scaled add. Errors
+// shares a variable with a or b, a product and then a scaled add. An empty
+// product (k = 0, or c with no elements) adds nothing. Errors
 // are recorded on the graph (Graph::status), as matMul's.
 void matMulAcc(Graph& graph, const Tensor& c, float k, const Tensor& a, const Tensor& b,
                program::Sequence& prog, const std::string& debugName = "",

@@ -159,6 +159,21 @@ TEST(MatMulAccTest, HostThreadsDoNotChangeTheBits) {
   }
 }
 
+// Empty products add nothing: a depth of 0 leaves c as it was, and an
+// accumulator with no elements is no error.
+TEST(MatMulAccTest, EmptyProducts) {
+  auto r = RunBothModes([](Graph& g, program::Sequence& p) {
+    Tensor c = Variable(g, p, {2, 3}, {1, 2, 3, 4, 5, 6});
+    matMulAcc(g, c, 2.0f, Const(g, {2, 0}, {}), Const(g, {0, 3}, {}), p, "depth0");
+    Tensor none = g.addVariable(FLOAT, {0, 3}, "none");
+    matMulAcc(g, none, 2.0f, Const(g, {0, 4}, {}), Const(g, {4, 3}, std::vector<float>(12, 1.f)),
+              p, "rows0");
+    EXPECT_TRUE(g.status().ok()) << g.status();
+    return std::vector<Tensor>{c};
+  });
+  EXPECT_THAT(r[0], ElementsAre(1, 2, 3, 4, 5, 6));
+}
+
 TEST(MatMulAccTest, RefusesWhatItCannotAccumulate) {
   struct Case {
     const char* what;

@@ -43,6 +43,30 @@ TEST(MatMulTest, SmallProductByHand) {
   EXPECT_THAT(r[2], ElementsAre(58, 64, 139, 154));
 }
 
+// Products of empty matrices, as TensorFlow's MatMul: a depth of 0 gives
+// zeros (each element an empty sum), and no rows or no columns an empty
+// result; none of them is planned (a plan of no elements used to fail as
+// if the product did not fit in memory).
+TEST(MatMulTest, EmptyProducts) {
+  std::vector<Tensor> products;
+  auto r = RunBothModes([&](Graph& g, program::Sequence& p) {
+    products = {matMul(g, Const(g, {2, 0}, {}), Const(g, {0, 3}, {}), p, "depth0"),
+                matMul(g, Const(g, {2, 0}, {}, HALF), Const(g, {0, 3}, {}, HALF), p, "half0"),
+                matMul(g, Const(g, {0, 4}, {}), Const(g, {4, 3}, std::vector<float>(12, 1.f)), p,
+                       "rows0"),
+                matMul(g, Const(g, {2, 4}, std::vector<float>(8, 1.f)), Const(g, {4, 0}, {}), p,
+                       "cols0")};
+    EXPECT_TRUE(g.status().ok()) << g.status();
+    return std::vector<Tensor>{products[0], products[1]};
+  });
+  EXPECT_THAT(r[0], ElementsAre(0, 0, 0, 0, 0, 0));
+  EXPECT_THAT(r[1], ElementsAre(0, 0, 0, 0, 0, 0));
+  ASSERT_EQ(products.size(), 4u);
+  EXPECT_EQ(products[1].elementType(), HALF);
+  EXPECT_EQ(products[2].shape(), (std::vector<size_t>{0, 3}));
+  EXPECT_EQ(products[3].shape(), (std::vector<size_t>{2, 0}));
+}
+
 // A host product replaces the generic one in bulk execution (here a
 // deliberately different value, so that its use shows); one that declines
 // leaves the generic product; the vertices, run one by one, never call it.

@@ -121,6 +121,47 @@ TEST_F(UndefinedConversionTest, FloatToInt32OnTheHostAndTheIpu) {
   }
 }
 
+// Products of empty matrices: a depth of 0 gives zeros (empty sums), no
+// rows an empty result, on the host and on the IPU alike. The IPU's planner
+// used to refuse them as if they did not fit in a tile's memory.
+TEST_F(UndefinedConversionTest, EmptyProductsOnTheHostAndTheIpu) {
+  Configure(1, "--use_ipu_model --ipu_model_tiles=4");
+  Scope root = Scope::NewRootScope();
+  Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+  auto a = ops::Placeholder(root.WithDevice("cpu").WithOpName("a"), DT_FLOAT,
+                            ops::Placeholder::Shape({2, 0}));
+  auto b = ops::Placeholder(root.WithDevice("cpu").WithOpName("b"), DT_FLOAT,
+                            ops::Placeholder::Shape({0, 3}));
+  auto none = ops::Placeholder(root.WithDevice("cpu").WithOpName("none"), DT_FLOAT,
+                               ops::Placeholder::Shape({0, 4}));
+  auto w = ops::Placeholder(root.WithDevice("cpu").WithOpName("w"), DT_FLOAT,
+                            ops::Placeholder::Shape({4, 3}));
+  std::vector<Output> fetches = {ops::MatMul(root.WithDevice("cpu"), a, b),
+                                 ops::MatMul(ipu, a, b),
+                                 ops::MatMul(root.WithDevice("cpu"), none, w),
+                                 ops::MatMul(ipu, none, w),
+                                 // The product's gradient shapes: [0,3] x [3,4]^T.
+                                 ops::MatMul(ipu, ops::MatMul(ipu, none, w), w,
+                                             ops::MatMul::TransposeB(true))};
+  absl::StatusOr<Tensor> w_value = Tensor::FromValues<float>(
+      {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, TensorShape({4, 3}));
+  ASSERT_TRUE(w_value.ok()) << w_value.status();
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  absl::Status status = session.Run({{a, Tensor(DT_FLOAT, TensorShape({2, 0}))},
+                                     {b, Tensor(DT_FLOAT, TensorShape({0, 3}))},
+                                     {none, Tensor(DT_FLOAT, TensorShape({0, 4}))},
+                                     {w, *w_value}},
+                                    fetches, &out);
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_EQ(out.size(), 5u);
+  for (int i : {0, 1}) {
+    EXPECT_EQ(out[i].DebugString(), "[[0. 0. 0.]\n [0. 0. 0.]]") << "fetch " << i;
+  }
+  for (int i : {2, 3}) EXPECT_EQ(out[i].shape(), TensorShape({0, 3})) << "fetch " << i;
+  EXPECT_EQ(out[4].shape(), TensorShape({0, 4}));
+}
+
 TEST_F(UndefinedConversionTest, FloatingPointToOtherIntegersOnTheHost) {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT,

@@ -1,7 +1,7 @@
 // oneDNN's single-precision matrix product on the calling thread alone, and
 // the rule for when it beats Eigen's. Shared by the CPU kernels
 // (tensorflow_ipu/core/kernels/gemm.cc) and the simulator's matrix products
-// (poplar_sim/poplin/matmul.cc), so that both pick the same library for a
+// (poplar_sim/poplin/matmul_host.cc), so that both pick the same library for a
 // shape.
 //
 //   if (dnnl_one_thread::FasterThanEigen(m, n, k) &&
