@@ -144,6 +144,45 @@ void ReduceFloats(program::CollectiveOperator op, const std::vector<const float*
       kGrain);
 }
 
+// At most this many runs are reduced run by run; a view of more pieces is
+// gathered into one buffer first.
+constexpr size_t kMaxRunsReducedInPlace = 1024;
+
+// The reduction of the unit-stride runs `src`, concatenated, written into
+// the run `dst` (as long as they are together, in a variable none of them
+// is in), in every replica's memory, for groups of `group` replicas; split
+// over the host threads by elements across the runs.
+void ReduceFloatRuns(program::CollectiveOperator op, const std::vector<ElementRun>& src,
+                     const ElementRun& dst, unsigned group,
+                     const std::vector<ReplicaMemory>& memory, HostThreads* threads) {
+  const unsigned replicas = static_cast<unsigned>(memory.size());
+  std::vector<size_t> offsets(src.size() + 1, 0);
+  for (size_t k = 0; k < src.size(); ++k) offsets[k + 1] = offsets[k] + src[k].count;
+  auto at = [&](unsigned r, uint32_t var, int64_t start) {
+    return reinterpret_cast<float*>(memory[r].base[var]) + start;
+  };
+  parallelRanges(
+      threads, offsets.back(),
+      [&](size_t begin, size_t end) {
+        std::vector<const float*> ins(replicas);
+        std::vector<float*> outs;
+        // The first run that ends after `begin`.
+        size_t k = std::upper_bound(offsets.begin(), offsets.end(), begin) - offsets.begin() - 1;
+        for (; k < src.size() && offsets[k] < end; ++k) {
+          const size_t lo = std::max(begin, offsets[k]), hi = std::min(end, offsets[k + 1]);
+          for (unsigned r = 0; r < replicas; ++r) ins[r] = at(r, src[k].var, src[k].start);
+          for (unsigned g = 0; g < replicas; g += group) {
+            outs.clear();
+            for (unsigned r = g; r < g + group; ++r) {
+              outs.push_back(at(r, dst.var, dst.start + static_cast<int64_t>(offsets[k])));
+            }
+            ReduceFloatRange(op, ins, g, group, lo - offsets[k], hi - offsets[k], outs);
+          }
+        }
+      },
+      16384);
+}
+
 }  // namespace
 
 absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
@@ -200,6 +239,20 @@ absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
         for (unsigned r = g; r < g + group; ++r) outs.push_back(at_replica(r, d0));
         ReduceFloats(n.collectiveOp, ins, g, group, count, outs, hostThreads);
       }
+      return finishReduction(runs, at);
+    }
+  }
+  // A concatenation of unit-stride runs (the combined reduction of several
+  // gradients, each its own variable) into one run of a variable none of
+  // them is in: each run reduced straight into its place in one split over
+  // the host threads, as one tensor of them would be.
+  if (type == FLOAT && n.dst.isContiguous() && count > 0 &&
+      n.src.runs().size() <= kMaxRunsReducedInPlace) {
+    const ElementRun& d0 = n.dst.runs()[0];
+    bool direct = true;
+    for (const ElementRun& s : n.src.runs()) direct &= s.stride == 1 && s.var != d0.var;
+    if (direct) {
+      ReduceFloatRuns(n.collectiveOp, n.src.runs(), d0, group, memory, hostThreads);
       return finishReduction(runs, at);
     }
   }

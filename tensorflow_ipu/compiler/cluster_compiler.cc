@@ -12,6 +12,7 @@
 #include "poplar_sim/profile.h"
 #include "poplar_sim/poputil/tile_mapping.h"
 #include "poplar_sim/program.h"
+#include "tensorflow_ipu/compiler/cross_replica_combining.h"
 #include "tensorflow_ipu/compiler/emission_state.h"
 #include "tensorflow_ipu/compiler/gradient_accumulation.h"
 #include "tensorflow_ipu/compiler/pipeline_formation.h"
@@ -344,6 +345,7 @@ absl::StatusOr<std::unique_ptr<CompiledCluster>> CompileCluster(
   pipeline.AddPass<GradientAccumulation>();
   pipeline.AddPass<PipelineFormation>();
   pipeline.AddPass<MatMulAccumulation>();
+  pipeline.AddPass<CrossReplicaCombining>(options.cross_replica_sum_buffer_bytes);
   RETURN_IF_ERROR(pipeline.Run(&ir).status());
 
   std::unique_ptr<CompiledCluster> compiled(new CompiledCluster);

@@ -150,6 +150,10 @@ struct CompileOptions {
   // The same for the products a convolution is lowered to, from
   // IPUConfig.convolutions.
   poplar_sim::OptionFlags convolution_options;
+  // Independent cross-replica reductions of up to this many bytes together
+  // become one (cross_replica_combining.h), from IPUConfig's
+  // optimizations.maximum_cross_replica_sum_buffer_size; 0: none.
+  int64_t cross_replica_sum_buffer_bytes = 0;
   // Fill CompiledCluster::tensor_map() (for the COMPILE_END event; it walks
   // the tile mapping of every value, so only when someone reads it).
   bool collect_tensor_map = false;

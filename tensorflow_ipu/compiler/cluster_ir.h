@@ -36,6 +36,9 @@ namespace compiler {
 // The op kind of a cluster argument and of an inter-IPU copy.
 inline constexpr char kArgOp[] = "_Arg";
 inline constexpr char kInterIpuCopyOp[] = "_InterIpuCopy";
+// The op kind of cross-replica reductions made one by the
+// cross-replica-combining pass (cross_replica_combining.h).
+inline constexpr char kCombinedCrossReplicaOp[] = "_CombinedCrossReplica";
 
 // Output `index` of op `op` of the cluster.
 struct ValueRef {

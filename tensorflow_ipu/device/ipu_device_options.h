@@ -34,6 +34,10 @@ struct IpuDeviceOptions {
   poplar_sim::OptionFlags matmul_options;
   // The same for every convolution's products (IPUConfig.convolutions).
   poplar_sim::OptionFlags convolution_options;
+  // IPUConfig.optimizations.maximum_cross_replica_sum_buffer_size: the
+  // bytes of independent cross-replica reductions combined into one
+  // (compiler/cross_replica_combining.h); 0: none.
+  int64_t cross_replica_sum_buffer_bytes = 0;
   // The IPU each shard runs on (selection_order); unset: chosen per
   // cluster, as the vendor's AUTO.
   std::optional<poplar_sim::IpuOrder> ipu_order;

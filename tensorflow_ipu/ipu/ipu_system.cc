@@ -141,6 +141,7 @@ device::IpuDeviceOptions DeviceOptions(const config::IPUConfig& cfg) {
   for (const auto& [name, value] : cfg.convolutions.poplar_options) {
     options.convolution_options.set(name, value);
   }
+  options.cross_replica_sum_buffer_bytes = cfg.optimizations.maximum_cross_replica_sum_buffer_size;
   switch (cfg.selection_order) {
     case config::SelectionOrder::AUTO: break;
     case config::SelectionOrder::ZIGZAG: options.ipu_order = poplar_sim::IpuOrder::kZigZag; break;

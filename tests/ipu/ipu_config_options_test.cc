@@ -183,7 +183,9 @@ TEST_P(ConfigOptionsTest, SelectionOrderChangesTheLinksTheCopiesCross) {
 }
 
 // allow_recompute, enable_remote_buffers and optimizations.* are recorded
-// (configuration() has them) and change nothing of a run.
+// (configuration() has them) and change nothing of a run
+// (maximum_cross_replica_sum_buffer_size acts on replicated clusters only:
+// replication_test).
 TEST_P(ConfigOptionsTest, RecordedOptionsAreKeptAndChangeNothing) {
   absl::Status s = ConfigureWith(IPUConfig());
   ASSERT_TRUE(s.ok()) << s;

@@ -1,6 +1,11 @@
-// Lowerings of the replication ops: a cross-replica all-reduce (gcl) and
-// the replication index constant. In a cluster that is not replicated
+// Lowerings of the replication ops: a cross-replica all-reduce (gcl), the
+// all-reduce of several values that the cross-replica-combining pass made
+// one, and the replication index constant. In a cluster that is not replicated
 // (one replica) the reduction is a copy and the index is 0.
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/gcl/collectives.h"
 #include "poplar_sim/popops/cast_fill.h"
@@ -13,7 +18,10 @@ namespace {
 
 using poplar_sim::program::CollectiveOperator;
 
-absl::Status LowerCrossReplica(LoweringContext& ctx, CollectiveOperator op) {
+// The all-reduce of `data` over the replica groups the op's
+// replica_group_size asks for.
+absl::StatusOr<poplar_sim::Tensor> AllReduce(LoweringContext& ctx, const poplar_sim::Tensor& data,
+                                             CollectiveOperator op) {
   ASSIGN_OR_RETURN(int64_t group, ctx.GetAttr<int64_t>("replica_group_size"));
   // Groups are over every replica of the job, those of other processes
   // included.
@@ -26,10 +34,39 @@ absl::Status LowerCrossReplica(LoweringContext& ctx, CollectiveOperator op) {
         processes > 1 ? absl::StrCat(", x ", processes, " processes") : "",
         "); use a divisor of it, or 0 for all replicas"));
   }
-  ctx.SetOutput(0, poplar_sim::gcl::allReduceCrossReplica(
-                       ctx.graph(), ctx.input(0), op, ctx.prog(),
-                       poplar_sim::gcl::CommGroup{static_cast<unsigned>(group)},
-                       ctx.op().name()));
+  return poplar_sim::gcl::allReduceCrossReplica(
+      ctx.graph(), data, op, ctx.prog(), poplar_sim::gcl::CommGroup{static_cast<unsigned>(group)},
+      ctx.op().name());
+}
+
+absl::Status LowerCrossReplica(LoweringContext& ctx, CollectiveOperator op) {
+  ASSIGN_OR_RETURN(poplar_sim::Tensor reduced, AllReduce(ctx, ctx.input(0), op));
+  ctx.SetOutput(0, std::move(reduced));
+  return absl::OkStatus();
+}
+
+// The reductions the cross-replica-combining pass made one
+// (compiler/cross_replica_combining.h): one all-reduce of the inputs
+// flattened and concatenated (a view, no copy), whose output is sliced
+// back into each reduction's shape (views again). One ring, one program
+// step, the same values element by element.
+absl::Status LowerCombinedCrossReplica(LoweringContext& ctx) {
+  ASSIGN_OR_RETURN(std::string reduction, ctx.GetAttr<std::string>("reduction"));
+  if (reduction != "sum" && reduction != "mean") {
+    return ctx.Error(absl::StrCat("has reduction \"", reduction, "\"; expected sum or mean"));
+  }
+  std::vector<poplar_sim::Tensor> flat;
+  for (int i = 0; i < ctx.num_inputs(); ++i) flat.push_back(ctx.input(i).flatten());
+  const poplar_sim::Tensor all = poplar_sim::concat(flat);
+  ASSIGN_OR_RETURN(poplar_sim::Tensor reduced,
+                   AllReduce(ctx, all, reduction == "sum" ? CollectiveOperator::ADD
+                                                          : CollectiveOperator::MEAN));
+  size_t offset = 0;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    const size_t n = flat[i].numElements();
+    ctx.SetOutput(i, reduced.slice(offset, offset + n).reshape(ctx.input(i).shape()));
+    offset += n;
+  }
   return absl::OkStatus();
 }
 
@@ -52,6 +89,7 @@ absl::Status LowerReplicationIndex(LoweringContext& ctx) {
 
 REGISTER_IPU_LOWERING("IpuCrossReplicaSum", LowerCrossReplicaSum);
 REGISTER_IPU_LOWERING("IpuCrossReplicaMean", LowerCrossReplicaMean);
+REGISTER_IPU_LOWERING(kCombinedCrossReplicaOp, LowerCombinedCrossReplica);
 REGISTER_IPU_LOWERING("IpuReplicationIndex", LowerReplicationIndex);
 
 }  // namespace

@@ -54,6 +54,7 @@ absl::StatusOr<IpuCompileCache::Entry*> IpuCompileCache::GetOrCompile(
   options.ipu_order = configured.ipu_order;
   options.matmul_options = configured.matmul_options;
   options.convolution_options = configured.convolution_options;
+  options.cross_replica_sum_buffer_bytes = configured.cross_replica_sum_buffer_bytes;
   options.collect_tensor_map = trace.enabled;
   options.host_threads = threads;
   const double compile_begin = RecordCompileBegin(def.ir.name, def.ipu_ordinal);
