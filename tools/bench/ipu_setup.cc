@@ -1,5 +1,7 @@
 #include "tools/bench/ipu_setup.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/ipu/config.h"
 #include "tensorflow_ipu/ipu/ipu_system.h"
@@ -10,17 +12,22 @@ namespace tfipu_bench {
 
 namespace tfipu = tensorflow_ipu;
 
-absl::Status ConfigureBenchIpus(int ipus) {
+absl::Status ConfigureBenchIpus(int ipus, int64_t cross_replica_sum_buffer) {
   tfipu::ipu::IpuSystem& system = tfipu::ipu::IpuSystem::Get();
   if (system.configured()) {
     absl::StatusOr<poplar_sim::Device> device = system.GetDevice(0);
-    if (device.ok() && static_cast<int>(device->getTarget().getNumIPUs()) == ipus) {
+    std::optional<tfipu::ipu::config::IPUConfig> current = system.configuration();
+    if (device.ok() && static_cast<int>(device->getTarget().getNumIPUs()) == ipus &&
+        current.has_value() &&
+        current->optimizations.maximum_cross_replica_sum_buffer_size ==
+            cross_replica_sum_buffer) {
       return absl::OkStatus();
     }
     system.Reset();
   }
   tfipu::ipu::config::IPUConfig cfg;
   cfg.auto_select_ipus = ipus;
+  cfg.optimizations.maximum_cross_replica_sum_buffer_size = cross_replica_sum_buffer;
   return cfg.configure_ipu_system();
 }
 

@@ -9,6 +9,7 @@
 #ifndef TOOLS_BENCH_IPU_SETUP_H_
 #define TOOLS_BENCH_IPU_SETUP_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
@@ -17,9 +18,11 @@
 namespace tfipu_bench {
 
 // One device (/device:IPU:0) of `ipus` IPUs, replacing an earlier
-// configuration of another size (contestants on 1, 2 and 4 IPUs run one
-// after the other; none may hold a session across the change).
-absl::Status ConfigureBenchIpus(int ipus);
+// configuration of another size or buffer (contestants on 1, 2 and 4 IPUs
+// run one after the other; none may hold a session across the change).
+// `cross_replica_sum_buffer`: IPUConfig's
+// optimizations.maximum_cross_replica_sum_buffer_size.
+absl::Status ConfigureBenchIpus(int ipus, int64_t cross_replica_sum_buffer = 0);
 std::string IpuSummary();
 
 // "; simulated IPU time 67.67 us/step": what a Run cost on the simulated
