@@ -648,6 +648,10 @@ const std::map<std::string, std::string>& CoveredElsewhere() {
       {"ReadVariableOp", "tests/ipu/variables_test"},
       {"ResourceApplyGradientDescent", "tensorflow_ipu/train/optimizers_test"},
       {"VarHandleOp", "tests/ipu/variables_test"},
+      // Made by the compiler's cross-replica-combining pass, never by a
+      // user: replicated training with a cross-replica sum buffer, values
+      // bit for bit those of the separate reductions.
+      {"_CombinedCrossReplica", "tests/ipu/replication_test"},
   };
   return *covered;
 }
