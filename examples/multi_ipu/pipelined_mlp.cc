@@ -60,6 +60,7 @@ absl::StatusOr<PipelinedMlpRun> TrainPipelinedMlp(const PipelinedMlpConfig& c) {
   ipu::IpuSystem::Get().Reset();
   ipu::config::IPUConfig cfg;
   cfg.auto_select_ipus = stages * c.replicas;
+  cfg.optimizations.maximum_cross_replica_sum_buffer_size = c.cross_replica_sum_buffer;
   RETURN_IF_ERROR(cfg.configure_ipu_system());
 
   static int run = 0;  // feed names are process-wide

@@ -29,6 +29,9 @@ struct PipelinedMlpConfig {
   int repeat = 2;          // weight updates per run
   int hidden = 2048;       // width of the wide layers (two per stage)
   int cut = 64;            // width of the layer between the stages
+  // IPUConfig.optimizations.maximum_cross_replica_sum_buffer_size: with
+  // replicas, each stage's gradient all-reduces go as one (0: each alone).
+  int64_t cross_replica_sum_buffer = 0;
 };
 
 struct PipelinedMlpRun {

@@ -43,29 +43,45 @@ std::vector<std::vector<int>> FindGroups(const ClusterIr& ir, int64_t budget) {
     int64_t bytes = 0;
   };
   std::map<GroupKey, Open> open;
+  // Whether each group (by serial) is still open.
+  std::vector<bool> still_open;
   std::vector<std::vector<int>> groups;
   auto close = [&](Open& g) {
+    if (g.serial >= 0) still_open[g.serial] = false;
     if (g.members.size() >= 2) groups.push_back(std::move(g.members));
     g = Open();
   };
-  int serials = 0;
-  // For each op, the serials of the groups whose members it depends on.
+  // For each op, the serials of the open groups whose members it depends
+  // on. Closed groups are dropped as the sets are merged, so a set holds at
+  // most one serial per key (a chain of 100,000 reductions, each reading
+  // the one before, stays linear).
   std::vector<std::vector<int>> depends(ir.ops.size());
   for (size_t i = 0; i < ir.ops.size(); ++i) {
     const ClusterOp& op = ir.ops[i];
     std::vector<int>& d = depends[i];
-    for (const ValueRef& v : op.inputs)
-      d.insert(d.end(), depends[v.op].begin(), depends[v.op].end());
-    for (int c : op.control_inputs) d.insert(d.end(), depends[c].begin(), depends[c].end());
+    auto merge = [&](int from) {
+      for (int serial : depends[from]) {
+        if (still_open[serial]) d.push_back(serial);
+      }
+    };
+    for (const ValueRef& v : op.inputs) merge(v.op);
+    for (int c : op.control_inputs) merge(c);
     std::sort(d.begin(), d.end());
     d.erase(std::unique(d.begin(), d.end()), d.end());
     if (!IsCrossReplicaReduction(op)) continue;
-    const int64_t bytes = op.output_shapes[0].num_elements() * DataTypeSize(op.output_types[0]);
-    if (bytes <= 0 || bytes > budget) continue;  // nothing to reduce, or alone
+    // Its bytes, without overflow for any shape: more elements than the
+    // budget has bytes is over the budget.
+    const int64_t elements = op.output_shapes[0].num_elements();
+    const int64_t element_size = DataTypeSize(op.output_types[0]);
+    if (elements <= 0 || element_size <= 0 || elements > budget / element_size) continue;
+    const int64_t bytes = elements * element_size;
     Open& g = open[KeyOf(op)];
     const bool dependent = g.serial >= 0 && std::binary_search(d.begin(), d.end(), g.serial);
     if (dependent || g.bytes + bytes > budget) close(g);
-    if (g.serial < 0) g.serial = serials++;
+    if (g.serial < 0) {
+      g.serial = static_cast<int>(still_open.size());
+      still_open.push_back(true);
+    }
     g.members.push_back(static_cast<int>(i));
     g.bytes += bytes;
     d.insert(std::upper_bound(d.begin(), d.end(), g.serial), g.serial);

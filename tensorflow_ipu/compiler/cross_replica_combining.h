@@ -22,7 +22,9 @@
 // op, so that control dependencies on them still hold.
 //
 // A budget of 0 (the vendor's default) or a cluster of one replica changes
-// nothing.
+// nothing. Only data and control edges order ops here: a read of a
+// variable that no edge orders after a write moved by the pass may now
+// come before it, as TensorFlow leaves the order of such ops open.
 #ifndef TENSORFLOW_IPU_COMPILER_CROSS_REPLICA_COMBINING_H_
 #define TENSORFLOW_IPU_COMPILER_CROSS_REPLICA_COMBINING_H_
 

@@ -164,6 +164,28 @@ TEST(CrossReplicaCombiningTest, AControlDependencyOnASumAlsoSeparates) {
   EXPECT_GE(t.Find("sum3/combined"), 0);
 }
 
+// A chain of 50,000 reductions, each of the one before: none can join
+// another, and the pass stays linear in the chain's length (the sets of
+// groups an op depends on keep open groups only).
+TEST(CrossReplicaCombiningTest, ALongChainOfReductionsIsLinear) {
+  ClusterIr ir;
+  ir.replication_factor = 2;
+  int previous = ir.AddArg("x:0", DT_FLOAT, TensorShape({4}));
+  for (int i = 0; i < 50000; ++i) {
+    previous = ir.AddOp(Def("sum" + std::to_string(i), "IpuCrossReplicaSum"), {{previous, 0}},
+                        {DT_FLOAT}, {TensorShape({4})});
+  }
+  ir.results = {{previous, 0}};
+  for (ClusterOp& op : ir.ops) op.shard = 0;
+  EXPECT_FALSE(Combine(&ir, 1 << 20));
+  // Sizes whose bytes overflow int64 are over any budget, not negative.
+  GradientsIr t;
+  t.ir.ops[t.sum1].output_shapes = {TensorShape({int64_t{1} << 40, int64_t{1} << 22})};
+  ASSERT_TRUE(Combine(&t.ir, int64_t{1} << 62));
+  EXPECT_EQ(t.ir.ops[t.Find("sum1")].op(), "IpuCrossReplicaSum");
+  EXPECT_EQ(t.ir.ops[t.Find("sum3/combined")].inputs.size(), 2u);
+}
+
 TEST(CrossReplicaCombiningTest, OnlyLikeWithLike) {
   // A mean between two sums: the sums combine, the mean stays.
   GradientsIr mean("IpuCrossReplicaMean");
