@@ -22,6 +22,7 @@ using matmul_internal::BlockWorkerCycles;
 using matmul_internal::CeilDiv;
 using matmul_internal::DnnlProduct;
 using matmul_internal::FloatOperand;
+using matmul_internal::ForEachReductionSlice;
 using matmul_internal::HalfAsFloat;
 using matmul_internal::kHostSplitGrain;
 using matmul_internal::kHostSplitMacs;
@@ -73,6 +74,23 @@ absl::StatusOr<double> AvailableMemoryProportion(const OptionFlags& options,
     }
   }
   return proportion;
+}
+
+void ForEachReductionSlice(const MatMulPlan& p, size_t m, size_t n,
+                           const std::function<void(size_t q0, size_t q1, size_t c0, size_t c1,
+                                                    unsigned tile)>& f) {
+  const unsigned sm = p.splitM, sn = p.splitN, sk = p.splitK;
+  for (unsigned i = 0; i < sm; ++i) {
+    const size_t r0 = i * p.blockM, r1 = std::min(m, r0 + p.blockM);
+    const size_t chunk = CeilDiv(r1 - r0, sk);
+    for (unsigned j = 0; j < sn; ++j) {
+      const size_t c0 = j * p.blockN, c1 = std::min(n, c0 + p.blockN);
+      for (unsigned s = 0; s < sk; ++s) {
+        const size_t q0 = std::min(r1, r0 + s * chunk), q1 = std::min(r1, q0 + chunk);
+        if (q1 > q0) f(q0, q1, c0, c1, (i * sn + j) * sk + s);
+      }
+    }
+  }
 }
 
 void AddBlockVertices(Graph& graph, const ComputeSet& cs, const Tensor& a, const Tensor& b,
@@ -229,10 +247,7 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
                                              type, m, k, n, *proportion);
   if (!plan.ok()) return fail(plan.status());
   const MatMulPlan p = *plan;
-  const unsigned sm = p.splitM, sn = p.splitN, sk = p.splitK;
-  auto tileOf = [&](unsigned i, unsigned j, unsigned s) {
-    return (i * sn + j) * sk + s;
-  };
+  const unsigned sk = p.splitK;
   Tensor c = graph.addVariable(type, {m, n}, name);
   Tensor partials = sk > 1 ? graph.addVariable(FLOAT, {sk, m, n}, name + "/partials")
                            : c;
@@ -298,27 +313,16 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
   prog.add(program::Execute(cs));
   if (sk == 1) return c;
 
-  // Sum the partials: the rows of each output block are shared among the
-  // sk tiles that computed its partials.
+  // Sum the partials.
   ComputeSet rcs = graph.addComputeSet(name + "/reduce");
-  for (unsigned i = 0; i < sm; ++i) {
-    const size_t r0 = i * p.blockM, r1 = std::min(m, r0 + p.blockM);
-    const size_t chunk = CeilDiv(r1 - r0, sk);
-    for (unsigned j = 0; j < sn; ++j) {
-      const size_t c0 = j * p.blockN, c1 = std::min(n, c0 + p.blockN);
-      for (unsigned s = 0; s < sk; ++s) {
-        const size_t q0 = std::min(r1, r0 + s * chunk), q1 = std::min(r1, q0 + chunk);
-        if (q1 <= q0) continue;
-        Tensor outRows = c.slice({q0, c0}, {q1, c1});
-        graph.setTileMapping(outRows, tileOf(i, j, s));
-        VertexRef v = graph.addVertex(
-            rcs, absl::StrCat("poplin::ReducePartials<", tn, ">"),
-            {{"partials", partials.slice({0, q0, c0}, {sk, q1, c1}).flatten()},
-             {"out", outRows.flatten()}});
-        graph.setTileMapping(v, tileOf(i, j, s));
-      }
-    }
-  }
+  ForEachReductionSlice(p, m, n, [&](size_t q0, size_t q1, size_t c0, size_t c1, unsigned tile) {
+    Tensor outRows = c.slice({q0, c0}, {q1, c1});
+    graph.setTileMapping(outRows, tile);
+    VertexRef v = graph.addVertex(rcs, absl::StrCat("poplin::ReducePartials<", tn, ">"),
+                                  {{"partials", partials.slice({0, q0, c0}, {sk, q1, c1}).flatten()},
+                                   {"out", outRows.flatten()}});
+    graph.setTileMapping(v, tile);
+  });
   graph.setBulkExecutor(rcs, [=](ExecutionContext& ctx) {
     ReadView<float> p(ctx, product);
     WriteFloats(ctx, c, p.data(), m * n);

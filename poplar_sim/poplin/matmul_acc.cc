@@ -20,6 +20,7 @@ using matmul_internal::CeilDiv;
 using matmul_internal::DnnlProduct;
 using matmul_internal::DnnlProductAcc;
 using matmul_internal::FloatOperand;
+using matmul_internal::ForEachReductionSlice;
 using matmul_internal::RowMajor;
 using matmul_internal::StorageOrderIsFree;
 using matmul_internal::WithFloatMatrices;
@@ -96,7 +97,7 @@ void matMulAcc(Graph& graph, const Tensor& c, float k, const Tensor& a, const Te
                                              FLOAT, m, depth, n, *proportion);
   if (!plan.ok()) return fail(plan.status());
   const MatMulPlan p = *plan;
-  const unsigned sm = p.splitM, sn = p.splitN, sk = p.splitK;
+  const unsigned sk = p.splitK;
   ComputeSet cs = graph.addComputeSet(name);
   const bool eitherOrder = StorageOrderIsFree(m, depth, n);
   const FloatOperand fa = FloatOperand::Of(a, eitherOrder), fb = FloatOperand::Of(b, eitherOrder);
@@ -135,24 +136,14 @@ void matMulAcc(Graph& graph, const Tensor& c, float k, const Tensor& a, const Te
   });
   prog.add(program::Execute(cs));
   ComputeSet rcs = graph.addComputeSet(name + "/reduce");
-  auto tileOf = [&](unsigned i, unsigned j, unsigned s) { return (i * sn + j) * sk + s; };
-  for (unsigned i = 0; i < sm; ++i) {
-    const size_t r0 = i * p.blockM, r1 = std::min(m, r0 + p.blockM);
-    const size_t chunk = CeilDiv(r1 - r0, sk);
-    for (unsigned j = 0; j < sn; ++j) {
-      const size_t c0 = j * p.blockN, c1 = std::min(n, c0 + p.blockN);
-      for (unsigned s = 0; s < sk; ++s) {
-        const size_t q0 = std::min(r1, r0 + s * chunk), q1 = std::min(r1, q0 + chunk);
-        if (q1 <= q0) continue;
-        VertexRef v =
-            graph.addVertex(rcs, "poplin::ReducePartialsAcc<float>",
-                            {{"partials", partials.slice({0, q0, c0}, {sk, q1, c1}).flatten()},
-                             {"acc", c.slice({q0, c0}, {q1, c1}).flatten()}});
-        graph.setInitialValue(v["scale"], k);
-        graph.setTileMapping(v, tileOf(i, j, s));
-      }
-    }
-  }
+  ForEachReductionSlice(p, m, n, [&](size_t q0, size_t q1, size_t c0, size_t c1, unsigned tile) {
+    VertexRef v =
+        graph.addVertex(rcs, "poplin::ReducePartialsAcc<float>",
+                        {{"partials", partials.slice({0, q0, c0}, {sk, q1, c1}).flatten()},
+                         {"acc", c.slice({q0, c0}, {q1, c1}).flatten()}});
+    graph.setInitialValue(v["scale"], k);
+    graph.setTileMapping(v, tile);
+  });
   graph.setBulkExecutor(rcs, [=](ExecutionContext& ctx) {
     ReadView<float> pv(ctx, product);
     WriteView<float> cv(ctx, c, /*readFirst=*/true);

@@ -67,6 +67,24 @@ bool SplitByDepth(ExecutionContext& ctx, const FloatOperand& a, const FloatOpera
   return true;
 }
 
+// Runs block(r0, rows, c0, cols) over the whole [m,n] output, split over
+// the host threads by rows (or by columns when the output is wider than
+// tall) at multiples of kHostSplitGrain; false if any block returned false.
+template <typename Block>
+bool SplitOverThreads(ExecutionContext& ctx, size_t m, size_t n, const Block& block) {
+  std::atomic<bool> ok{true};
+  const bool byRows = m >= n;
+  parallelRanges(
+      ctx.hostThreads(), byRows ? m : n,
+      [&](size_t first, size_t end) {
+        if (!(byRows ? block(first, end - first, 0, n) : block(0, m, first, end - first))) {
+          ok = false;
+        }
+      },
+      kHostSplitGrain);
+  return ok;
+}
+
 }  // namespace
 
 bool DnnlProduct(ExecutionContext& ctx, const FloatOperand& a, const FloatOperand& b, size_t m,
@@ -81,20 +99,10 @@ bool DnnlProduct(ExecutionContext& ctx, const FloatOperand& a, const FloatOperan
                                        lda, bv.data(), ldb, out, n);
   };
   if (m * n * k < kDnnlSplitMacs) return block(0, m, 0, n);
-  std::atomic<bool> ok{true};
   if (bIsWritten && m < kHostSplitGrain && k >= 2 * kHostSplitGrain) {
     return SplitByDepth(ctx, a, b, m, k, n, av.data(), lda, bv.data(), ldb, out);
   }
-  const bool byRows = m >= n;
-  parallelRanges(
-      ctx.hostThreads(), byRows ? m : n,
-      [&](size_t first, size_t end) {
-        if (!(byRows ? block(first, end - first, 0, n) : block(0, m, first, end - first))) {
-          ok = false;
-        }
-      },
-      kHostSplitGrain);
-  return ok;
+  return SplitOverThreads(ctx, m, n, block);
 }
 
 absl::StatusOr<bool> DnnlProductAcc(ExecutionContext& ctx, const FloatOperand& a,
@@ -107,17 +115,7 @@ absl::StatusOr<bool> DnnlProductAcc(ExecutionContext& ctx, const FloatOperand& a
                                                 scale, av.data(), lda, bv.data(), ldb, c, n);
   };
   if (m * n * k < kDnnlSplitMacs) return block(0, m, 0, n);
-  std::atomic<bool> ok{true};
-  const bool byRows = m >= n;
-  parallelRanges(
-      ctx.hostThreads(), byRows ? m : n,
-      [&](size_t first, size_t end) {
-        if (!(byRows ? block(first, end - first, 0, n) : block(0, m, first, end - first))) {
-          ok = false;
-        }
-      },
-      kHostSplitGrain);
-  if (!ok) {
+  if (!SplitOverThreads(ctx, m, n, block)) {
     return absl::InternalError(absl::StrCat("oneDNN refused a block of the product [", m, ",", k,
                                             "] x [", k, ",", n, "]"));
   }

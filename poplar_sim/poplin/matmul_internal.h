@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -34,6 +35,14 @@ uint64_t ReduceWorkerCycles(const Target& t, uint64_t inputs);
 // The option availableMemoryProportion (default 0.6, as poplibs), or
 // InvalidArgument naming `op` when it is not in (0, 1].
 absl::StatusOr<double> AvailableMemoryProportion(const OptionFlags& options, const std::string& op);
+
+// Calls f(rows [q0, q1), columns [c0, c1), tile) for each slice of the
+// output that one tile reduces when plan `p` splits the depth: the rows of
+// each output block shared among the splitK tiles that computed its
+// partials (empty slices skipped).
+void ForEachReductionSlice(const MatMulPlan& p, size_t m, size_t n,
+                           const std::function<void(size_t q0, size_t q1, size_t c0, size_t c1,
+                                                    unsigned tile)>& f);
 
 // The block vertices of the product a [m,k] x b [k,n] planned as `p`, in
 // `cs`: with one block of depth (p.splitK == 1) each writes its block of
