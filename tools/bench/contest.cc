@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -26,6 +27,7 @@ std::vector<ContestResult> Contest::Run(const ContestOptions& options) const {
     results[i].name = selected[i]->name;
     results[i].peer = selected[i]->peer;
     results[i].relative_to = selected[i]->relative_to;
+    results[i].computation = selected[i]->computation;
   }
   // Round robin (repeat k of every contestant before repeat k+1 of any), so
   // that a change of load on a shared machine falls on all of them alike.
@@ -158,12 +160,14 @@ std::string FormatContest(const Contest& contest,
 
 absl::Status AllAgree(const std::vector<ContestResult>& results) {
   std::vector<std::string> problems;
-  const ContestResult* reference = nullptr;
+  // The first successful row of each computation.
+  std::map<std::string, const ContestResult*> references;
   for (const ContestResult& r : results) {
     if (!r.status.ok()) {
       problems.push_back(absl::StrCat(r.name, " failed: ", r.status.message()));
       continue;
     }
+    const ContestResult*& reference = references[r.computation];
     if (reference == nullptr) {
       reference = &r;
       continue;

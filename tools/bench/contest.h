@@ -53,6 +53,10 @@ struct Contestant {
   // Contestants (not peers) this one's note compares its speed with, e.g.
   // the same training on one IPU: "0.92x tfipu-ipu-loop".
   std::vector<std::string> relative_to = {};
+  // Rows of the same computation must agree on their checks (AllAgree); a
+  // row that trains differently on purpose (e.g. fewer, larger updates)
+  // names its own computation and is checked against the rows of that one.
+  std::string computation = {};
 };
 
 enum class Metric {
@@ -71,6 +75,7 @@ struct ContestResult {
   std::string name;
   bool peer = false;
   std::vector<std::string> relative_to;  // as the contestant's
+  std::string computation;               // as the contestant's
   absl::Status status;           // a failed contestant is reported, not fatal
   std::vector<double> seconds;   // per repeat
   Outcome median;                // the repeat with the median time
@@ -121,8 +126,9 @@ const char* MetricUnit(Metric metric);
 std::string FormatContest(const Contest& contest,
                           const std::vector<ContestResult>& results);
 
-// OK when every contestant ran and agrees with the first successful one on
-// every check both report; otherwise an error listing each disagreement.
+// OK when every contestant ran and agrees with the first successful one of
+// its computation on every check both report; otherwise an error listing
+// each disagreement.
 absl::Status AllAgree(const std::vector<ContestResult>& results);
 
 // What every benchmark's main ends with: runs the contest, prints its table

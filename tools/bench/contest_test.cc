@@ -117,6 +117,27 @@ TEST(ContestTest, DisagreementAndFailureAreReported) {
             std::string::npos);
 }
 
+// A row that computes something else on purpose is checked against the
+// rows of its own computation, not against the first row.
+TEST(ContestTest, RowsAgreeWithinTheirComputation) {
+  Contest contest("demo", Metric::kStepsPerSecond);
+  contest.Add({"torch", true, Fixed(0.001, 0.5)});
+  contest.Add({"fewer-updates", false, Fixed(0.001, 0.7), {}, "fewer updates"});
+  contest.Add({"fewer-updates-too", false, Fixed(0.001, 0.7), {}, "fewer updates"});
+  ContestOptions options;
+  options.steps = 10;
+  options.repeats = 1;
+  TF_EXPECT_OK(AllAgree(contest.Run(options)));
+
+  contest.Add({"fewer-updates-wrong", false, Fixed(0.001, 0.9), {}, "fewer updates"});
+  absl::Status s = AllAgree(contest.Run(options));
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find(
+                "fewer-updates-wrong: loss = 0.9, but fewer-updates computed 0.7"),
+            std::string::npos)
+      << s;
+}
+
 TEST(ContestTest, RepeatsRoundRobinAndReportsTheMedian) {
   std::vector<std::string> calls;
   auto fn = [&calls](std::string name, std::vector<double> seconds) {
