@@ -40,7 +40,9 @@ TEST(WindowRowsTest, CoveringWindowsAreThoseWhoseSpansHoldThePosition) {
               ASSERT_EQ(w.count, count) << "input " << input << " size " << size << " stride "
                                         << stride << " pad " << pad << " outputs " << outputs
                                         << " position " << p;
-              if (count > 0) ASSERT_EQ(w.first, first);
+              if (count > 0) {
+                ASSERT_EQ(w.first, first);
+              }
             }
           }
         }

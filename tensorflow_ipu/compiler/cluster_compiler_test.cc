@@ -260,7 +260,9 @@ TEST(ClusterCompilerTest, AnAddOfAProductAccumulatesIntoTheVariable) {
     auto compiled = CompileCluster(ir, device.getTarget());
     ASSERT_TRUE(compiled.ok()) << compiled.status();
     EXPECT_EQ((*compiled)->ir().ops[grad].op(), "NoOp") << (*compiled)->ir().ToString();
-    if (mul >= 0) EXPECT_EQ((*compiled)->ir().ops[mul].op(), "NoOp");
+    if (mul >= 0) {
+      EXPECT_EQ((*compiled)->ir().ops[mul].op(), "NoOp");
+    }
     ASSERT_EQ((*compiled)->resources().size(), 1u);
     EXPECT_TRUE((*compiled)->resources()[0].written);
     EXPECT_TRUE((*compiled)->resources()[0].reads_initial_value);

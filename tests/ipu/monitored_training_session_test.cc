@@ -146,7 +146,9 @@ class MonitoredTrainingSessionOnIpuTest : public IpuTest {
       ReadLosses((*session)->raw_session(), *m, losses);
       // Reading global_step for the hooks and saving checkpoints between
       // runs never swaps the training engine out.
-      if (runs++ > 0) EXPECT_EQ(metadata.ipu_profile.engine_switches, 0u) << "run " << runs;
+      if (runs++ > 0) {
+        EXPECT_EQ(metadata.ipu_profile.engine_switches, 0u) << "run " << runs;
+      }
       std::vector<Tensor> step;
       TF_ASSERT_OK((*session)->raw_session().Run({m->global_step.value(root)}, &step));
       steps->push_back(step[0].data<int64_t>()[0]);

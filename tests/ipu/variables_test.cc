@@ -240,12 +240,12 @@ TEST_F(VariablesOnIpuTest, VariablesMoveBetweenEnginesOnASwitchAndWarnOnce) {
   // Two compiled functions: two engines sharing the variable.
   auto double_it = ipu::ipu_compiler::compile(
       ipu, [&](const Scope& s, const std::vector<Output>&) {
-        Operation a = w.assign(s, ops::Mul(s, w.value(s), 2.f));
+        w.assign(s, ops::Mul(s, w.value(s), 2.f));
         return std::vector<Output>{};
       }, {});
   auto add_one = ipu::ipu_compiler::compile(
       ipu, [&](const Scope& s, const std::vector<Output>&) {
-        Operation a = w.assign_add(s, {1.f, 1.f, 1.f});
+        w.assign_add(s, {1.f, 1.f, 1.f});
         return std::vector<Output>{};
       }, {});
   ASSERT_TRUE(double_it.ok() && add_one.ok()) << root.status();
