@@ -160,6 +160,7 @@ std::string FormatContest(const Contest& contest,
 
 absl::Status AllAgree(const std::vector<ContestResult>& results) {
   std::vector<std::string> problems;
+  bool disagreement = false;
   // The first successful row of each computation.
   std::map<std::string, const ContestResult*> references;
   for (const ContestResult& r : results) {
@@ -177,6 +178,7 @@ absl::Status AllAgree(const std::vector<ContestResult>& results) {
         if (ref.name != mine.name) continue;
         const double tol = std::max(ref.tolerance, mine.tolerance);
         if (!(std::fabs(mine.value - ref.value) <= tol)) {
+          disagreement = true;
           problems.push_back(absl::StrFormat(
               "%s: %s = %.6g, but %s computed %.6g (tolerance %.3g)", r.name,
               mine.name, mine.value, reference->name, ref.value, tol));
@@ -185,8 +187,11 @@ absl::Status AllAgree(const std::vector<ContestResult>& results) {
     }
   }
   if (problems.empty()) return absl::OkStatus();
+  // A row that failed leaves a hole in the table, not a wrong number:
+  // say which of the two happened.
   return absl::FailedPreconditionError(absl::StrCat(
-      "the contestants disagree (the comparison is void):\n  ",
+      disagreement ? "the contestants disagree (the comparison is void):\n  "
+                   : "a contestant failed (its row is missing from the comparison):\n  ",
       absl::StrJoin(problems, "\n  ")));
 }
 

@@ -128,12 +128,14 @@ std::string FormatContest(const Contest& contest,
 
 // OK when every contestant ran and agrees with the first successful one of
 // its computation on every check both report; otherwise an error listing
-// each disagreement.
+// each disagreement and each failed row (headed as a disagreement when
+// there is one, as a failure otherwise).
 absl::Status AllAgree(const std::vector<ContestResult>& results);
 
 // What every benchmark's main ends with: runs the contest, prints its table
 // on stdout, then whether the contestants agree and the load at the end.
-// The process's exit code: 1 when they disagree (the comparison is void).
+// The process's exit code: 1 when they disagree (the comparison is void)
+// or a contestant failed.
 int RunAndReport(const Contest& contest, const ContestOptions& options);
 
 }  // namespace tfipu_bench

@@ -138,6 +138,22 @@ TEST(ContestTest, RowsAgreeWithinTheirComputation) {
       << s;
 }
 
+// A failure alone is reported as a failure, not as a disagreement.
+TEST(ContestTest, AFailureAloneIsNotCalledADisagreement) {
+  Contest contest("demo", Metric::kStepsPerSecond);
+  contest.Add({"torch", true, Fixed(0.001, 0.5)});
+  contest.Add({"broken", false, [](int64_t) -> absl::StatusOr<Outcome> {
+                 return absl::InvalidArgumentError("too few steps");
+               }});
+  ContestOptions options;
+  options.steps = 10;
+  options.repeats = 1;
+  absl::Status s = AllAgree(contest.Run(options));
+  EXPECT_EQ(s.message(),
+            "a contestant failed (its row is missing from the comparison):\n"
+            "  broken failed: too few steps");
+}
+
 TEST(ContestTest, RepeatsRoundRobinAndReportsTheMedian) {
   std::vector<std::string> calls;
   auto fn = [&calls](std::string name, std::vector<double> seconds) {
