@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 
 namespace poplar_sim {

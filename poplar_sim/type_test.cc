@@ -1,3 +1,4 @@
+#include "Eigen/Core"
 #include "poplar_sim/type.h"
 
 #include "gtest/gtest.h"

@@ -50,6 +50,7 @@
 #include "tensorflow_ipu/ipu/loops.h"
 #include "tensorflow_ipu/ipu/scopes.h"
 #include "tensorflow_ipu/train/saver.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 ABSL_FLAG(std::string, test_mode, "all",
           "Use this flag to run the model in either 'training' or 'tests' mode "

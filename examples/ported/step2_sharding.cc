@@ -41,6 +41,7 @@
 #include "tensorflow_ipu/ipu/scopes.h"
 #include "tensorflow_ipu/train/gradient_accumulation_optimizer.h"
 #include "tensorflow_ipu/train/gradient_descent.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 // parse_args(): the same arguments and defaults, with underscores.
 ABSL_FLAG(int32_t, batch_size, 32, "The batch size.");

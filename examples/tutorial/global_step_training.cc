@@ -8,6 +8,7 @@
 #include "tensorflow_ipu/ipu/scopes.h"
 #include "tensorflow_ipu/train/global_step.h"
 #include "tensorflow_ipu/train/gradient_descent.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tensorflow_ipu {
 namespace examples {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/execution_context.h"
 #include "poplar_sim/popops/elementwise.h"

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/execution_context.h"
 #include "poplar_sim/host_threads.h"

@@ -1,3 +1,4 @@
+#include "Eigen/Core"
 #include "poplar_sim/popnn/pooling.h"
 
 #include <cmath>

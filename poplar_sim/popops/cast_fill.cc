@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/execution_context.h"
 #include "poplar_sim/poputil/vertex_layout.h"

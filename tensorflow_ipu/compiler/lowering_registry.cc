@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/poputil/tile_mapping.h"
 

@@ -1,5 +1,6 @@
 // The matmul-accumulation pass: which adds of a product it fuses, and what
 // it leaves alone.
+#include "Eigen/Core"
 #include "tensorflow_ipu/compiler/matmul_accumulation.h"
 
 #include <string>

@@ -1,4 +1,5 @@
 #include "tensorflow_ipu/core/resource_mgr.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 #include <thread>
 

@@ -4,11 +4,21 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tensorflow_ipu {
+
+// tensor.h spells Eigen's constants as numbers so as not to include Eigen.
+static_assert(Tensor::kEigenRowMajor == Eigen::RowMajor);
+static_assert(Tensor::kEigenAligned == Eigen::Aligned);
+static_assert(std::is_same_v<Tensor::EigenIndex, Eigen::DenseIndex>);
+static_assert(std::is_same_v<Tensor::TensorMapT<float, 2>,
+                             Eigen::TensorMap<Eigen::Tensor<float, 2, Eigen::RowMajor, Eigen::DenseIndex>,
+                                              Eigen::Aligned>>);
 
 TensorBuffer::TensorBuffer(size_t bytes) : size_(bytes) {
   // aligned_alloc needs a size that is a multiple of the alignment.

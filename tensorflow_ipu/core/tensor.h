@@ -9,6 +9,7 @@
 #define TENSORFLOW_IPU_CORE_TENSOR_H_
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -23,7 +24,21 @@
 #include "tensorflow_ipu/core/resource_handle.h"
 #include "tensorflow_ipu/core/tensor_shape.h"
 #include "tensorflow_ipu/core/types.h"
-#include "unsupported/Eigen/CXX11/Tensor"
+
+// Eigen's tensor views, declared but not defined (Eigen's Tensor module and
+// Eigen/Core are about a third of the compile time of a file that includes
+// this header, and most never use the views). A file that calls flat(),
+// vec(), matrix(), scalar(), tensor() or flat_inner_dims() includes
+// "unsupported/Eigen/CXX11/Tensor" itself. tensor.cc checks that the
+// constants below are Eigen's.
+namespace Eigen {
+template <typename T>
+struct MakePointer;
+template <typename PlainObjectType, int Options_, template <class> class MakePointer_>
+class TensorMap;
+template <typename Scalar_, int NumIndices_, int Options_, typename IndexType>
+class Tensor;
+}  // namespace Eigen
 
 namespace tensorflow_ipu {
 
@@ -50,14 +65,19 @@ class TensorBuffer {
 
 class Tensor {
  public:
+  // Eigen::RowMajor, Eigen::Aligned (16 bytes; buffers are aligned to 64)
+  // and Eigen::DenseIndex.
+  static constexpr int kEigenRowMajor = 1;
+  static constexpr int kEigenAligned = 16;
+  using EigenIndex = std::ptrdiff_t;
   template <typename T, int N>
-  using TensorMapT = Eigen::TensorMap<
-      Eigen::Tensor<T, N, Eigen::RowMajor, Eigen::DenseIndex>, Eigen::Aligned>;
+  using TensorMapT =
+      Eigen::TensorMap<Eigen::Tensor<T, N, kEigenRowMajor, EigenIndex>, kEigenAligned,
+                       Eigen::MakePointer>;
   template <typename T, int N>
   using ConstTensorMapT =
-      Eigen::TensorMap<Eigen::Tensor<const T, N, Eigen::RowMajor,
-                                     Eigen::DenseIndex>,
-                       Eigen::Aligned>;
+      Eigen::TensorMap<Eigen::Tensor<const T, N, kEigenRowMajor, EigenIndex>, kEigenAligned,
+                       Eigen::MakePointer>;
 
   // An empty DT_INVALID tensor (what an unset output looks like).
   Tensor() = default;
@@ -158,7 +178,8 @@ class Tensor {
     return absl::Span<const T>(data<T>(), num_elements_);
   }
 
-  // Eigen views. The caller must use the tensor's own element type.
+  // Eigen views (include "unsupported/Eigen/CXX11/Tensor" to call them).
+  // The caller must use the tensor's own element type.
   template <typename T>
   TensorMapT<T, 1> flat() const {
     return TensorMapT<T, 1>(data<T>(), num_elements_);
@@ -177,7 +198,7 @@ class Tensor {
   }
   template <typename T, int N>
   TensorMapT<T, N> tensor() const {
-    Eigen::array<Eigen::DenseIndex, N> dims;
+    std::array<EigenIndex, N> dims;
     for (int i = 0; i < N; ++i) dims[i] = shape_.dim_size(i);
     return TensorMapT<T, N>(data<T>(), dims);
   }
@@ -214,7 +235,7 @@ class Tensor {
 
 template <typename T, int N>
 Tensor::TensorMapT<T, N> Tensor::flat_inner_dims() const {
-  Eigen::array<Eigen::DenseIndex, N> dims;
+  std::array<EigenIndex, N> dims;
   const int rank = shape_.dims();
   int64_t outer = 1;
   for (int i = 0; i <= rank - N; ++i) outer *= shape_.dim_size(i);

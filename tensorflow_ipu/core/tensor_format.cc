@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/tensor.h"
 

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "Eigen/Core"
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/core/tensor.h"
 

@@ -1,4 +1,5 @@
 #include "tensorflow_ipu/core/tensor.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 #include <cstdint>
 

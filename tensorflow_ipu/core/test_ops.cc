@@ -5,6 +5,7 @@
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/op_kernel.h"
 #include "tensorflow_ipu/core/op_registry.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tensorflow_ipu {
 namespace {

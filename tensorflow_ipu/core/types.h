@@ -9,11 +9,18 @@
 #include <cstdint>
 #include <string>
 
-#include "Eigen/Core"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "tensorflow_ipu/core/proto/types.pb.h"
+
+// IEEE binary16, as Eigen (and so TensorFlow) defines it. Declared, not
+// defined, here: Eigen/Core is about a fifth of the compile time of every
+// file that includes this header, and most only name the type. Code that
+// makes or reads half values includes "Eigen/Core" itself.
+namespace Eigen {
+struct half;
+}  // namespace Eigen
 
 namespace tensorflow_ipu {
 
@@ -51,8 +58,20 @@ TFIPU_MATCH_TYPE_AND_ENUM(half, DT_HALF);
 TFIPU_MATCH_TYPE_AND_ENUM(std::string, DT_STRING);
 #undef TFIPU_MATCH_TYPE_AND_ENUM
 
+namespace types_internal {
+// `half`, named through a template parameter so that SwitchOnType parses
+// while half is incomplete; it is needed complete only where SwitchOnType
+// is called.
+template <typename Fn>
+struct HalfFor {
+  using type = half;
+};
+}  // namespace types_internal
+
 // Calls `fn(T{})` with the C++ type of `dtype`; returns InvalidArgument for
-// types without values and for DT_STRING (numeric kernels use this). `fn` must return absl::Status.
+// types without values and for DT_STRING (numeric kernels use this). `fn`
+// must return absl::Status. A file that calls it includes "Eigen/Core"
+// (for the DT_HALF case: see `half` above).
 template <typename Fn>
 absl::Status SwitchOnType(DataType dtype, Fn&& fn) {
   switch (dtype) {
@@ -62,7 +81,7 @@ absl::Status SwitchOnType(DataType dtype, Fn&& fn) {
     case DT_UINT8: return fn(uint8_t{});
     case DT_INT64: return fn(int64_t{});
     case DT_BOOL: return fn(bool{});
-    case DT_HALF: return fn(half{});
+    case DT_HALF: return fn(typename types_internal::HalfFor<Fn>::type{});
     default:
       return absl::InvalidArgumentError(
           "no values of type " + DataTypeString(dtype));

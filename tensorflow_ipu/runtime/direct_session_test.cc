@@ -1,6 +1,7 @@
 // The string-named Session API: GraphDefs in text, feeds, fetches, targets,
 // pruning, caching, errors and concurrency.
 #include "tensorflow_ipu/runtime/direct_session.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 #include <thread>
 

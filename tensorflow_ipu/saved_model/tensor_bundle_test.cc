@@ -1,3 +1,4 @@
+#include "Eigen/Core"
 #include "tensorflow_ipu/saved_model/tensor_bundle.h"
 
 #include <unistd.h>

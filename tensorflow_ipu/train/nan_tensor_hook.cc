@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/logging.h"
 

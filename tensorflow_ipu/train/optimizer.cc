@@ -1,5 +1,6 @@
 #include "tensorflow_ipu/train/optimizer.h"
 
+#include "Eigen/Core"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/cc/gradients/gradients.h"

@@ -27,6 +27,7 @@
 #include "tensorflow_ipu/train/gradient_descent.h"
 #include "tensorflow_ipu/train/monitored_training_session.h"
 #include "tests/ipu/ipu_test_util.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tensorflow_ipu {
 namespace {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "Eigen/Core"
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/cc/ops/op_builder.h"
 #include "tensorflow_ipu/cc/ops/random_ops.h"

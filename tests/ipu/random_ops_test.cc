@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "Eigen/Core"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/cc/ops/random_ops.h"

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "Eigen/Core"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "unsupported/Eigen/CXX11/Tensor"
+
 namespace tfipu_bench {
 
 void SetEigenThreads(int n) { Eigen::setNbThreads(n); }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/stubs/logging.h"
 #include "tensorflow_ipu/core/attr_value_util.h"

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/cc/ops/control_flow_ops.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "Eigen/Core"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"

@@ -1,3 +1,4 @@
+#include "Eigen/Core"
 #include "tools/ipu_saved_model_cli/npy.h"
 
 #include <unistd.h>

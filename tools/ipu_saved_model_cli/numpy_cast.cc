@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/status_macros.h"
 

@@ -1,3 +1,4 @@
+#include "Eigen/Core"
 #include "tools/ipu_saved_model_cli/numpy_cast.h"
 
 #include <cmath>

@@ -1,5 +1,6 @@
 #include "tensorflow_ipu/cc/gradients/grad_helpers.h"
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/cc/client_session.h"
 #include "tensorflow_ipu/cc/gradients/gradients.h"

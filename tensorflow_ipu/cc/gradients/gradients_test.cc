@@ -1,6 +1,7 @@
 // AddSymbolicGradients itself: values, sums over paths, unconnected inputs,
 // stopping at inputs and the error for an op without a gradient.
 #include "tensorflow_ipu/cc/gradients/gradients.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,5 +1,6 @@
 // Slicing array ops run through ClientSession: Slice, StridedSlice (all
 // masks, negative indices and strides) and OneHot.
+#include "Eigen/Core"
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/cc/ops/array_ops.h"
 #include "tensorflow_ipu/cc/ops/ops_test_util.h"

@@ -1,6 +1,7 @@
 // Array ops run through ClientSession: Reshape, Transpose, ExpandDims,
 // Squeeze, Shape, Size, Rank, Fill, ZerosLike, OnesLike, Concat, Tile, Stack.
 // (Slicing and OneHot: array_ops_slice_test.cc.)
+#include "Eigen/Core"
 #include "tensorflow_ipu/cc/ops/array_ops.h"
 
 #include "gtest/gtest.h"

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "Eigen/Core"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/cc/client_session.h"

@@ -4,6 +4,7 @@
 #include <tuple>
 #include <vector>
 
+#include "Eigen/Core"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/cc/client_session.h"

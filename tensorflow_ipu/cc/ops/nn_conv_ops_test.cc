@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "Eigen/Core"
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/cc/ops/array_ops.h"
 #include "tensorflow_ipu/cc/ops/base_ops.h"

@@ -1,5 +1,6 @@
 // NN ops run through ClientSession: Softmax, LogSoftmax and the softmax
 // cross-entropy losses, checked against the formulas evaluated in double.
+#include "Eigen/Core"
 #include "tensorflow_ipu/cc/ops/nn_ops.h"
 
 #include <cmath>

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/cc/ops/array_ops.h"
 #include "tensorflow_ipu/cc/ops/base_ops.h"

@@ -3,6 +3,7 @@
 // and no memory, as on the IPU.
 #include <algorithm>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/popops/cast_fill.h"
 #include "poplar_sim/popops/elementwise.h"

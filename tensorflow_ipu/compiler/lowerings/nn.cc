@@ -1,5 +1,6 @@
 // Lowerings of softmax, log-softmax and the softmax cross-entropy losses,
 // through popnn's row operations, and of IpuGelu through popops maps.
+#include "Eigen/Core"
 #include "poplar_sim/popnn/nonlinearity.h"
 #include "poplar_sim/popops/cast_fill.h"
 #include "poplar_sim/popops/elementwise.h"

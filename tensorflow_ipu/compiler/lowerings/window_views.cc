@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "poplar_sim/popops/cast_fill.h"
 #include "tensorflow_ipu/core/status_macros.h"

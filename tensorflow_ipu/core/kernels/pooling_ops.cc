@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "Eigen/Core"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/kernels/float_compute.h"
 #include "tensorflow_ipu/core/kernels/parallel_rows.h"

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "Eigen/Core"
 #include "absl/synchronization/mutex.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/lib/random.h"

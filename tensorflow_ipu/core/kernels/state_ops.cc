@@ -13,6 +13,7 @@
 #include "tensorflow_ipu/core/op_kernel.h"
 #include "tensorflow_ipu/core/resource_mgr.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tensorflow_ipu {
 namespace {

@@ -1,4 +1,5 @@
 #include "tensorflow_ipu/runtime/ipu/pool_host_threads.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 #include <atomic>
 #include <vector>

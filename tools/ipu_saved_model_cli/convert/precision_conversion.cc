@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/op_registry.h"
