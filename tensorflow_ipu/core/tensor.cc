@@ -16,9 +16,10 @@ namespace tensorflow_ipu {
 static_assert(Tensor::kEigenRowMajor == Eigen::RowMajor);
 static_assert(Tensor::kEigenAligned == Eigen::Aligned);
 static_assert(std::is_same_v<Tensor::EigenIndex, Eigen::DenseIndex>);
-static_assert(std::is_same_v<Tensor::TensorMapT<float, 2>,
-                             Eigen::TensorMap<Eigen::Tensor<float, 2, Eigen::RowMajor, Eigen::DenseIndex>,
-                                              Eigen::Aligned>>);
+static_assert(std::is_same_v<
+              Tensor::TensorMapT<float, 2>,
+              Eigen::TensorMap<Eigen::Tensor<float, 2, Eigen::RowMajor, Eigen::DenseIndex>,
+                               Eigen::Aligned>>);
 
 TensorBuffer::TensorBuffer(size_t bytes) : size_(bytes) {
   // aligned_alloc needs a size that is a multiple of the alignment.
