@@ -17,6 +17,11 @@ ContestantFn Fixed(double seconds_per_step, double check) {
   };
 }
 
+// A contestant that fails with `status` on every run.
+ContestantFn Failing(absl::Status status) {
+  return [=](int64_t) -> absl::StatusOr<Outcome> { return status; };
+}
+
 TEST(ContestTest, RatiosAgainstEachPeerAndChecks) {
   Contest contest("demo", Metric::kStepsPerSecond);
   contest.Add({"torch", true, Fixed(0.001, 0.5)});
@@ -57,9 +62,7 @@ TEST(ContestTest, ThroughputAndShareOfThePeak) {
   Contest contest("demo", Metric::kStepsPerSecond);
   contest.Add({"torch", true, Fixed(0.001, 0.5)});   // 1,000 steps/s
   contest.Add({"mine", false, Fixed(0.0005, 0.5)});  // 2,000 steps/s
-  contest.Add({"broken", false, [](int64_t) -> absl::StatusOr<Outcome> {
-                 return absl::InternalError("boom");
-               }});
+  contest.Add({"broken", false, Failing(absl::InternalError("boom"))});
   contest.SetWork(32e6);
   contest.SetPeak({200, "Eigen, n = 1024, 2 threads"});
   ContestOptions options;
@@ -102,9 +105,7 @@ TEST(ContestTest, DisagreementAndFailureAreReported) {
   Contest contest("demo", Metric::kStepsPerSecond);
   contest.Add({"torch", true, Fixed(0.001, 0.5)});
   contest.Add({"wrong", false, Fixed(0.001, 0.7)});
-  contest.Add({"broken", false, [](int64_t) -> absl::StatusOr<Outcome> {
-                 return absl::InternalError("boom");
-               }});
+  contest.Add({"broken", false, Failing(absl::InternalError("boom"))});
   ContestOptions options;
   options.steps = 10;
   options.repeats = 2;
@@ -142,9 +143,7 @@ TEST(ContestTest, RowsAgreeWithinTheirComputation) {
 TEST(ContestTest, AFailureAloneIsNotCalledADisagreement) {
   Contest contest("demo", Metric::kStepsPerSecond);
   contest.Add({"torch", true, Fixed(0.001, 0.5)});
-  contest.Add({"broken", false, [](int64_t) -> absl::StatusOr<Outcome> {
-                 return absl::InvalidArgumentError("too few steps");
-               }});
+  contest.Add({"broken", false, Failing(absl::InvalidArgumentError("too few steps"))});
   ContestOptions options;
   options.steps = 10;
   options.repeats = 1;
