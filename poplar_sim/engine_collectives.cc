@@ -144,16 +144,30 @@ void ReduceFloats(program::CollectiveOperator op, const std::vector<const float*
       kGrain);
 }
 
+// Whether `a` and `b` are the same unit-stride runs in the same order.
+bool SameRuns(const std::vector<ElementRun>& a, const std::vector<ElementRun>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); ++k) {
+    if (a[k].stride != 1 || b[k].stride != 1 || a[k].var != b[k].var ||
+        a[k].start != b[k].start || a[k].count != b[k].count) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // At most this many runs are reduced run by run; a view of more pieces is
 // gathered into one buffer first.
 constexpr size_t kMaxRunsReducedInPlace = 1024;
 
 // The reduction of the unit-stride runs `src`, concatenated, written into
 // the run `dst` (as long as they are together, in a variable none of them
-// is in), in every replica's memory, for groups of `group` replicas; split
-// over the host threads by elements across the runs.
+// is in), or, without `dst`, over the runs themselves (an in-place
+// all-reduce of gradients that nothing else reads), in every replica's
+// memory, for groups of `group` replicas; split over the host threads by
+// elements across the runs.
 void ReduceFloatRuns(program::CollectiveOperator op, const std::vector<ElementRun>& src,
-                     const ElementRun& dst, unsigned group,
+                     const ElementRun* dst, unsigned group,
                      const std::vector<ReplicaMemory>& memory, HostThreads* threads) {
   const unsigned replicas = static_cast<unsigned>(memory.size());
   std::vector<size_t> offsets(src.size() + 1, 0);
@@ -174,7 +188,9 @@ void ReduceFloatRuns(program::CollectiveOperator op, const std::vector<ElementRu
           for (unsigned g = 0; g < replicas; g += group) {
             outs.clear();
             for (unsigned r = g; r < g + group; ++r) {
-              outs.push_back(at(r, dst.var, dst.start + static_cast<int64_t>(offsets[k])));
+              outs.push_back(dst == nullptr
+                                 ? at(r, src[k].var, src[k].start)
+                                 : at(r, dst->var, dst->start + static_cast<int64_t>(offsets[k])));
             }
             ReduceFloatRange(op, ins, g, group, lo - offsets[k], hi - offsets[k], outs);
           }
@@ -252,9 +268,16 @@ absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
     bool direct = true;
     for (const ElementRun& s : n.src.runs()) direct &= s.stride == 1 && s.var != d0.var;
     if (direct) {
-      ReduceFloatRuns(n.collectiveOp, n.src.runs(), d0, group, memory, hostThreads);
+      ReduceFloatRuns(n.collectiveOp, n.src.runs(), &d0, group, memory, hostThreads);
       return finishReduction(runs, at);
     }
+  }
+  // The same reduced over the runs themselves (an in-place all-reduce of
+  // a concatenation): each run read and written by the same piece of work.
+  if (type == FLOAT && count > 0 && n.src.runs().size() <= kMaxRunsReducedInPlace &&
+      SameRuns(n.src.runs(), n.dst.runs()) && !n.dst.containsAliases()) {
+    ReduceFloatRuns(n.collectiveOp, n.src.runs(), nullptr, group, memory, hostThreads);
+    return finishReduction(runs, at);
   }
   // Scratch buffers kept by the engine: a training loop reduces every
   // gradient every step, and fresh buffers of that size would be pages

@@ -167,16 +167,19 @@ TEST(CollectivesTest, LongFloatReductionsAreTheDoubleResultInReplicaOrder) {
 // gradients, compiler/cross_replica_combining.h) is reduced piece by piece
 // straight into the output: every element the double result in replica
 // order, as for one variable, whatever pieces a host thread's range spans;
-// with groups of replicas too.
+// with groups of replicas too, and in place (over the pieces themselves,
+// as an all-reduce of gradients that nothing else reads is).
 TEST(CollectivesTest, AConcatenationOfVariablesIsReducedPieceByPiece) {
   // Two host threads split the 40,003 elements inside the piece of 3.
   const std::vector<size_t> pieces = {20000, 3, 20000};
   const size_t n = 40003;
   for (unsigned replicas : {2u, 4u}) {
     for (unsigned group : {0u, 2u}) {
-      for (CollectiveOperator op : {CollectiveOperator::ADD, CollectiveOperator::MAX}) {
+      for (CollectiveOperator op : {CollectiveOperator::ADD, CollectiveOperator::MAX})
+      for (bool inPlace : {false, true}) {
         SCOPED_TRACE(::testing::Message() << replicas << " replicas, groups of " << group
-                                        << ", operator " << static_cast<int>(op));
+                                        << ", operator " << static_cast<int>(op)
+                                        << (inPlace ? ", in place" : ""));
         Replicated r(replicas, n);
         std::vector<Tensor> parts;
         size_t at = 0;
@@ -188,8 +191,14 @@ TEST(CollectivesTest, AConcatenationOfVariablesIsReducedPieceByPiece) {
           at += len;
         }
         SpawnedHostThreads threads(2);
-        Tensor y = gcl::allReduceCrossReplica(r.graph, concat(parts), op, r.prog,
-                                              gcl::CommGroup{group}, "pieces");
+        Tensor y = concat(parts);
+        if (inPlace) {
+          gcl::allReduceInPlaceCrossReplica(r.graph, y, op, r.prog, gcl::CommGroup{group},
+                                            "pieces");
+        } else {
+          y = gcl::allReduceCrossReplica(r.graph, y, op, r.prog, gcl::CommGroup{group},
+                                         "pieces");
+        }
         auto out = r.Run(y, &threads);
         ASSERT_EQ(out.size(), replicas);
         const unsigned size = group == 0 ? replicas : group;

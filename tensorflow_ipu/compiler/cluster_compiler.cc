@@ -16,6 +16,7 @@
 #include "tensorflow_ipu/compiler/emission_state.h"
 #include "tensorflow_ipu/compiler/gradient_accumulation.h"
 #include "tensorflow_ipu/compiler/pipeline_formation.h"
+#include "tensorflow_ipu/compiler/input_reuse.h"
 #include "tensorflow_ipu/compiler/inter_ipu_copy_insertion.h"
 #include "tensorflow_ipu/compiler/loop_formation.h"
 #include "tensorflow_ipu/compiler/matmul_accumulation.h"
@@ -57,7 +58,8 @@ class Emitter {
         graph_(target, poplar_sim::replication_factor(
                            static_cast<unsigned>(ir.replication_factor))),
         state_(&graph_, std::move(snapshot_resources)),
-        last_use_(LastUses(ir)) {
+        last_use_(LastUses(ir)),
+        reuse_(ir, last_use_, state_) {
     state_.set_matmul_options(options.matmul_options);
     state_.set_convolution_options(options.convolution_options);
     // One replica's IPUs: the replicas run the same graph. Shard k runs on
@@ -106,6 +108,7 @@ class Emitter {
       }
       RETURN_IF_ERROR(EmitOp(i));
       NoteVariableAliases(i);
+      reuse_.NoteValues(i, values_[i]);
     }
     state_.CloseLoop();
     for (int k = 0; k < static_cast<int>(ir_.results.size()); ++k) {
@@ -188,6 +191,9 @@ class Emitter {
     }
     LoweringContext ctx(ir_, i, &graph, &state_.current_program(),
                         std::move(inputs), &state_);
+    ctx.set_may_overwrite_input([this, i, &ctx, &graph](int j) {
+      return reuse_.MayOverwrite(i, j, ctx.input(j), graph);
+    });
     RETURN_IF_ERROR((*fn)(ctx));
     values_[i] = ctx.TakeOutputs();
     // Check what the lowering made against what the graph inferred, so a
@@ -321,6 +327,7 @@ class Emitter {
   std::vector<std::vector<poplar_sim::Tensor>> values_;
   // Position of each op's last reader (value_liveness.h).
   std::vector<int> last_use_;
+  InputReuse reuse_;
   absl::flat_hash_map<int, std::vector<int>> aliases_;  // resource -> ops viewing it
   absl::flat_hash_set<int> clobbered_resources_;
 };

@@ -75,6 +75,16 @@ class LoweringContext {
   const TensorShape& input_shape(int i) const {
     return ir_.shape(op().inputs[i]);
   }
+  // Whether the lowering may write the op's result over input i's tensor
+  // (compiler/input_reuse.h says when: nothing reads it afterwards). False
+  // unless the emitter says otherwise (functions of while loops and conds
+  // never reuse inputs).
+  bool MayOverwriteInput(int i) const {
+    return may_overwrite_input_ != nullptr && may_overwrite_input_(i);
+  }
+  void set_may_overwrite_input(std::function<bool(int)> f) {
+    may_overwrite_input_ = std::move(f);
+  }
   // The value of input i when its producer is a Const op, else nullptr.
   const Tensor* ConstantInput(int i) const;
   // Input i as a list of integers; InvalidArgument naming the input when it
@@ -119,6 +129,7 @@ class LoweringContext {
   EmissionState* cluster_;
   std::vector<poplar_sim::Tensor> inputs_;
   std::vector<poplar_sim::Tensor> outputs_;
+  std::function<bool(int)> may_overwrite_input_;
 };
 
 using LoweringFn = std::function<absl::Status(LoweringContext&)>;

@@ -148,6 +148,55 @@ TEST_F(ReplicationTest, OnTheHostTheOpsSeeOneReplica) {
   EXPECT_EQ(out[2].data<int32_t>()[0], 0);
 }
 
+// The all-reduce writes its result over its input only when nothing reads
+// the input afterwards (compiler/input_reuse.h). Here `local` (3 and 6 on
+// the two replicas) is read again after its sum, and `other` (1 and 2) is
+// not: each replica still sees its own `local`, with the sums reduced
+// separately and combined into one all-reduce alike.
+TEST_F(ReplicationTest, AReductionKeepsAnInputThatIsReadAfterIt) {
+  for (const int64_t sum_buffer : {int64_t{0}, int64_t{10} << 20}) {
+    SCOPED_TRACE(sum_buffer == 0 ? "separate reductions" : "one combined reduction");
+    static int runs = 0;  // feed names are process-wide
+    ipu::IpuSystem::Get().Reset();
+    ipu::config::IPUConfig cfg;
+    cfg.auto_select_ipus = 2;
+    cfg.optimizations.maximum_cross_replica_sum_buffer_size = sum_buffer;
+    absl::Status s = cfg.configure_ipu_system();
+    ASSERT_TRUE(s.ok()) << s;
+    Scope root = Scope::NewRootScope();
+    Scope ipu = ipu::scopes::ipu_scope(root, "/device:IPU:0");
+    ipu::IPUOutfeedQueue outfeed("kept_" + std::to_string(runs++));
+    auto r = ipu::ipu_compiler::compile(
+        ipu, [&](const Scope& s, const std::vector<Output>&) {
+          auto out = ipu::loops::repeat(s, 1, [&](const Scope& b, const std::vector<Output>&,
+                                                   const std::vector<Output>&) {
+            Output one = ops::Cast(b, ops::Add(b, ipu::ops::replication_index(b), 1), DT_FLOAT);
+            Output local = ops::Mul(b, one, 3.f);
+            Output other = ops::Mul(b, one, 1.f);
+            Output local_sum = ipu::ops::cross_replica_sum(b, local);
+            Output other_sum = ipu::ops::cross_replica_sum(b, other);
+            // Reads `local` after its sum: 3 + 9 and 6 + 9.
+            Output after = ops::Add(b, local, ops::Add(b, local_sum, other_sum));
+            outfeed.enqueue(b, {local_sum, other_sum, after});
+            return std::vector<Output>{};
+          });
+          return out.ok() ? *out : std::vector<Output>{};
+        }, {});
+    ASSERT_TRUE(r.ok()) << r.status();
+    std::vector<Output> dequeued = outfeed.dequeue(root);
+    ASSERT_TRUE(root.ok()) << root.status();
+    ClientSession session(root);
+    s = session.Run({}, {}, {(*r)[0].op()}, nullptr);
+    ASSERT_TRUE(s.ok()) << s;
+    std::vector<Tensor> out;
+    s = session.Run({dequeued[0], dequeued[1], dequeued[2]}, &out);
+    ASSERT_TRUE(s.ok()) << s;
+    EXPECT_THAT(Floats(out[0]), ElementsAre(9, 9));
+    EXPECT_THAT(Floats(out[1]), ElementsAre(3, 3));
+    EXPECT_THAT(Floats(out[2]), ElementsAre(15, 18));
+  }
+}
+
 TEST_F(ReplicationTest, AGroupSizeThatDoesNotDivideTheReplicasIsAnError) {
   Configure(4);
   Scope root = Scope::NewRootScope();

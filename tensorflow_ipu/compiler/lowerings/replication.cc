@@ -19,9 +19,11 @@ namespace {
 using poplar_sim::program::CollectiveOperator;
 
 // The all-reduce of `data` over the replica groups the op's
-// replica_group_size asks for.
+// replica_group_size asks for: written over `data` when `in_place` (the
+// op's inputs are dead afterwards: compiler/input_reuse.h), else into a
+// new tensor.
 absl::StatusOr<poplar_sim::Tensor> AllReduce(LoweringContext& ctx, const poplar_sim::Tensor& data,
-                                             CollectiveOperator op) {
+                                             CollectiveOperator op, bool in_place) {
   ASSIGN_OR_RETURN(int64_t group, ctx.GetAttr<int64_t>("replica_group_size"));
   // Groups are over every replica of the job, those of other processes
   // included.
@@ -34,13 +36,19 @@ absl::StatusOr<poplar_sim::Tensor> AllReduce(LoweringContext& ctx, const poplar_
         processes > 1 ? absl::StrCat(", x ", processes, " processes") : "",
         "); use a divisor of it, or 0 for all replicas"));
   }
-  return poplar_sim::gcl::allReduceCrossReplica(
-      ctx.graph(), data, op, ctx.prog(), poplar_sim::gcl::CommGroup{static_cast<unsigned>(group)},
-      ctx.op().name());
+  const poplar_sim::gcl::CommGroup comm_group{static_cast<unsigned>(group)};
+  if (in_place) {
+    poplar_sim::gcl::allReduceInPlaceCrossReplica(ctx.graph(), data, op, ctx.prog(), comm_group,
+                                                  ctx.op().name());
+    return data;
+  }
+  return poplar_sim::gcl::allReduceCrossReplica(ctx.graph(), data, op, ctx.prog(), comm_group,
+                                                ctx.op().name());
 }
 
 absl::Status LowerCrossReplica(LoweringContext& ctx, CollectiveOperator op) {
-  ASSIGN_OR_RETURN(poplar_sim::Tensor reduced, AllReduce(ctx, ctx.input(0), op));
+  ASSIGN_OR_RETURN(poplar_sim::Tensor reduced,
+                   AllReduce(ctx, ctx.input(0), op, ctx.MayOverwriteInput(0)));
   ctx.SetOutput(0, std::move(reduced));
   return absl::OkStatus();
 }
@@ -49,7 +57,9 @@ absl::Status LowerCrossReplica(LoweringContext& ctx, CollectiveOperator op) {
 // (compiler/cross_replica_combining.h): one all-reduce of the inputs
 // flattened and concatenated (a view, no copy), whose output is sliced
 // back into each reduction's shape (views again). One ring, one program
-// step, the same values element by element.
+// step, the same values element by element. In place when every input
+// may be overwritten (the gradients of a training step, which only their
+// update reads) and no two of them share elements.
 absl::Status LowerCombinedCrossReplica(LoweringContext& ctx) {
   ASSIGN_OR_RETURN(std::string reduction, ctx.GetAttr<std::string>("reduction"));
   if (reduction != "sum" && reduction != "mean") {
@@ -58,9 +68,13 @@ absl::Status LowerCombinedCrossReplica(LoweringContext& ctx) {
   std::vector<poplar_sim::Tensor> flat;
   for (int i = 0; i < ctx.num_inputs(); ++i) flat.push_back(ctx.input(i).flatten());
   const poplar_sim::Tensor all = poplar_sim::concat(flat);
+  bool in_place = !all.containsAliases();
+  for (int i = 0; i < ctx.num_inputs() && in_place; ++i) in_place = ctx.MayOverwriteInput(i);
   ASSIGN_OR_RETURN(poplar_sim::Tensor reduced,
-                   AllReduce(ctx, all, reduction == "sum" ? CollectiveOperator::ADD
-                                                          : CollectiveOperator::MEAN));
+                   AllReduce(ctx, all,
+                             reduction == "sum" ? CollectiveOperator::ADD
+                                                : CollectiveOperator::MEAN,
+                             in_place));
   size_t offset = 0;
   for (int i = 0; i < ctx.num_inputs(); ++i) {
     const size_t n = flat[i].numElements();
