@@ -1,8 +1,9 @@
 // infer_mlp: the MLP 784-256(relu)-128(relu)-10 forward, batch 32, over one
 // epoch of Fashion-MNIST's training images in file order, by each
 // contestant from the same weights. Prints steps/s, the ratios against the
-// peers (libtorch, hand-written Eigen) and the checks (mean logit, accuracy)
-// that must agree.
+// peers (libtorch and hand-written Eigen, each at the run's threads and at
+// one: the best peer is the fastest at any thread count) and the checks
+// (mean logit, accuracy) that must agree.
 //
 //   bazel run -c opt //tools/bench:infer_mlp [-- --repeats=3 --only=tfipu-cpu]
 //
@@ -142,8 +143,14 @@ int Main(int argc, char** argv) {
                                ", ", options.steps, " steps of Fashion-MNIST"),
                   Metric::kStepsPerSecond);
   contest.Add({"libtorch", /*peer=*/true, [&](int64_t steps) {
-                 return TorchInferMlp(weights, train, kBatch, steps);
+                 return TorchInferMlp(weights, train, kBatch, steps, threads);
                }});
+  if (threads > 1) {
+    // The best peer is the fastest at any thread count (PEERS.md).
+    contest.Add({"libtorch-1thread", /*peer=*/true, [&](int64_t steps) {
+                   return TorchInferMlp(weights, train, kBatch, steps, 1);
+                 }});
+  }
   contest.Add({"eigen", /*peer=*/true, [&](int64_t steps) {
                  return EigenInfer(weights, train, steps, threads);
                }});

@@ -75,7 +75,8 @@ absl::Status CheckSteps(const ImageSet& set, int batch, int64_t steps) {
 // "2 threads (OpenBLAS 2)": what the contestant really ran on.
 std::string ThreadsNote() {
   const int blas = OpenBlasThreads();
-  return absl::StrCat(at::get_num_threads(), " threads",
+  const int n = at::get_num_threads();
+  return absl::StrCat(n, n == 1 ? " thread" : " threads",
                       blas < 0 ? std::string() : absl::StrCat(" (OpenBLAS ", blas, ")"));
 }
 
@@ -114,8 +115,9 @@ GemmPeak MeasureTorchGemm(int threads) {
 }
 
 absl::StatusOr<Outcome> TorchInferMlp(const MlpWeights& weights, const ImageSet& set,
-                                      int batch, int64_t steps) {
+                                      int batch, int64_t steps, int threads) {
   if (absl::Status s = CheckSteps(set, batch, steps); !s.ok()) return s;
+  SetTorchThreads(threads);
   TorchMlp model(weights);
   model->eval();
   c10::InferenceMode guard;
@@ -135,9 +137,10 @@ absl::StatusOr<Outcome> TorchInferMlp(const MlpWeights& weights, const ImageSet&
 }
 
 absl::StatusOr<Outcome> TorchTrainMlp(const MlpWeights& weights, const FashionMnist& data,
-                                      int batch, int64_t steps, float lr) {
+                                      int batch, int64_t steps, float lr, int threads) {
   const ImageSet& set = data.train;
   if (absl::Status s = CheckSteps(set, batch, steps); !s.ok()) return s;
+  SetTorchThreads(threads);
   std::vector<int64_t> labels(set.labels.begin(), set.labels.end());
   auto y_of = [&](int64_t s) {
     return torch::from_blob(labels.data() + s * batch, {batch}, torch::kLong);

@@ -4,8 +4,7 @@
 // header: only torch_peer.cc does (compiling libtorch's headers takes about
 // a minute per file).
 //
-//   SetTorchThreads(2);
-//   ASSIGN_OR_RETURN(Outcome o, TorchInferMlp(weights, data.train, 32, 1875));
+//   ASSIGN_OR_RETURN(Outcome o, TorchInferMlp(weights, data.train, 32, 1875, 2));
 //
 // Run it in the environment of peer_env.h (OpenBLAS, OMP_WAIT_POLICY).
 #ifndef TOOLS_BENCH_TORCH_PEER_H_
@@ -34,14 +33,16 @@ std::string TorchSummary();
 GemmPeak MeasureTorchGemm(int threads);
 
 // Forward passes over the first `steps` batches of `set` in file order,
-// under InferenceMode; checks: InferenceChecksum.
+// under InferenceMode, on `threads` threads (SetTorchThreads: libtorch's and
+// OpenBLAS's, left so; the note says what ran); checks: InferenceChecksum.
 absl::StatusOr<Outcome> TorchInferMlp(const MlpWeights& weights, const ImageSet& set,
-                                      int batch, int64_t steps);
+                                      int batch, int64_t steps, int threads);
 
 // SGD (lr) on mean softmax cross-entropy over the first `steps` batches of
-// data.train; checks: TrainingChecks on data.test.
+// data.train, on `threads` threads (as above); checks: TrainingChecks on
+// data.test.
 absl::StatusOr<Outcome> TorchTrainMlp(const MlpWeights& weights, const FashionMnist& data,
-                                      int batch, int64_t steps, float lr);
+                                      int batch, int64_t steps, float lr, int threads);
 
 // `calls` evaluations of (a + b) + (a + c) on three float tensors of shape
 // [2] = [1, 1], [0, 1], [1, 5], reading the result each time; with

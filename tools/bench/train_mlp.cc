@@ -9,7 +9,8 @@
 //
 // Contestants of issue 6: (a) this library on the simulated IPU with
 // loops::repeat over an infeed, (b) this library on the CPU executor, one
-// step per Run, (c) libtorch, (d) hand-written Eigen; and of issue 15, (a)
+// step per Run, (c) libtorch (at the run's threads and at one), (d)
+// hand-written Eigen (the same); and of issue 15, (a)
 // with each batch split over 2 replicas, (a) pipelined over 2 IPUs in 4
 // micro-batches per step, and (a) accumulating those 4 micro-batches on
 // one IPU (the pipeline's computation without the second IPU): the same
@@ -203,8 +204,14 @@ int Main(int argc, char** argv) {
                   Metric::kStepsPerSecond);
   // (c) and (d), the peers.
   contest.Add({"libtorch", /*peer=*/true, [&](int64_t steps) {
-                 return TorchTrainMlp(weights, *data, kBatch, steps, kLearningRate);
+                 return TorchTrainMlp(weights, *data, kBatch, steps, kLearningRate, threads);
                }});
+  if (threads > 1) {
+    // The best peer is the fastest at any thread count (PEERS.md).
+    contest.Add({"libtorch-1thread", /*peer=*/true, [&](int64_t steps) {
+                   return TorchTrainMlp(weights, *data, kBatch, steps, kLearningRate, 1);
+                 }});
+  }
   contest.Add({"eigen", /*peer=*/true, [&](int64_t steps) {
                  return EigenTrain(weights, *data, steps, threads);
                }});
