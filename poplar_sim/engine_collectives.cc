@@ -55,6 +55,28 @@ inline void ForEachInChunks(size_t n, F f) {
   for (; i < n; ++i) f(i);
 }
 
+// x[i] = y[i] = (x[i] + y[i]) x scale for i in [0, n), in double as
+// Reduce: the in-place sum of two replicas' buffers (distinct memories, so
+// `__restrict` holds, and each element is read before it is written). One
+// pass that GCC vectorises, without the local block and its copies.
+void SumTwoInPlace(float* __restrict x, float* __restrict y, double scale, size_t n) {
+  auto sum = [scale](float a, float b) {
+    return static_cast<float>((static_cast<double>(a) + static_cast<double>(b)) * scale);
+  };
+  constexpr size_t kChunk = 16;
+  size_t i = 0;
+  for (; i + kChunk <= n; i += kChunk) {
+    float* __restrict xs = x + i;
+    float* __restrict ys = y + i;
+    for (size_t j = 0; j < kChunk; ++j) {
+      const float s = sum(xs[j], ys[j]);
+      xs[j] = s;
+      ys[j] = s;
+    }
+  }
+  for (; i < n; ++i) x[i] = y[i] = sum(x[i], y[i]);
+}
+
 // The same for elements [begin, end) of float buffers, without converting
 // through the type per element (gradients are floats, and a step of a
 // replicated training loop reduces every one of them): the same values as
@@ -75,6 +97,11 @@ void ReduceFloatRange(program::CollectiveOperator op, const std::vector<const fl
     // Two replicas (the common case): one pass over the inputs, the same
     // operations per element as below.
     const double scale = op == program::CollectiveOperator::MEAN ? inverse : 1.0;
+    if (outs.size() == 2 && outs[0] == values[first] && outs[1] == values[first + 1] &&
+        outs[0] != outs[1]) {
+      SumTwoInPlace(outs[0] + begin, outs[1] + begin, scale, end - begin);
+      return;
+    }
     float result[kBlock];
     for (size_t b = begin; b < end; b += kBlock) {
       const size_t m = std::min(kBlock, end - b);
