@@ -7,8 +7,11 @@
 //
 // Input j of op i (the value of op k) may be overwritten when all of this
 // holds, and otherwise not:
-//  - op i is the value's last reader (value_liveness.h: a value read in a
-//    later iteration, after the loop, or by the host is still live);
+//  - op i is the value's last reader (value_liveness.h: a value read after
+//    the loop or by the host is still live), and no value sharing its
+//    memory lives across iterations: one made outside a loop and read in
+//    it, one a loop exit reads at the end of the body, or a loop boundary's
+//    (each is read again after the body's last op, which may be op i);
 //  - op k runs as often as op i: the same loop, the same phase of
 //    gradient accumulation, and neither is in a pipeline (whose stages
 //    pass values through FIFOs and stashes);
@@ -39,8 +42,7 @@ class InputReuse {
  public:
   // `last_use` is LastUses(ir); `state` says which poplar variables hold
   // resource variables. Both must outlive this object.
-  InputReuse(const ClusterIr& ir, const std::vector<int>& last_use, const EmissionState& state)
-      : ir_(ir), last_use_(last_use), state_(state) {}
+  InputReuse(const ClusterIr& ir, const std::vector<int>& last_use, const EmissionState& state);
 
   // Records the poplar variables that the values of op i view, read until
   // last_use[i]. Called after each op is emitted, in emission order.
@@ -54,6 +56,9 @@ class InputReuse {
   const ClusterIr& ir_;
   const std::vector<int>& last_use_;
   const EmissionState& state_;
+  // Per op, whether its values live across the iterations of a loop (see
+  // the rules above), whatever last_use says.
+  std::vector<bool> lives_across_iterations_;
   // Per poplar variable, the position of the last reader of any value
   // viewing it (-1: none recorded).
   std::vector<int> variable_last_use_;

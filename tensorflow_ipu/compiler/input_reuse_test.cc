@@ -167,6 +167,32 @@ TEST(InputReuseTest, AValueMadeBeforeTheLoopIsKeptInTheBody) {
   }
 }
 
+// A view made in the body of a value from before the loop shares the
+// outer value's memory, which every iteration reads again: even when the
+// sum is the body's last op (where value liveness ends the outer value's
+// use), it must not be overwritten.
+TEST(InputReuseTest, AViewOfAValueFromBeforeTheLoopIsKept) {
+  ReuseIr t;
+  const int view = t.Add("view", "Reshape", {{t.product, 0}});
+  (*t.ir.ops[view].def.mutable_attr())[kLoopAttr] = MakeAttrValue("loop");
+  t.AddSum(view);
+  (*t.ir.ops[t.sum].def.mutable_attr())[kLoopAttr] = MakeAttrValue("loop");
+  EXPECT_FALSE(t.SumMayOverwrite({{view, t.product}}));
+}
+
+// A loop exit reads its input at the end of the body, after every op of
+// the body, the sum included.
+TEST(InputReuseTest, AValueALoopExitReadsIsKept) {
+  ReuseIr t;
+  (*t.ir.ops[t.product].def.mutable_attr())[kLoopAttr] = MakeAttrValue("loop");
+  NodeDef exit = Def("exit", "IpuLoopExit");
+  (*exit.mutable_attr())[kLoopAttr] = MakeAttrValue("loop");
+  t.ir.AddOp(exit, {{t.product, 0}}, {DT_FLOAT}, {kShape});
+  t.AddSum(t.product);
+  (*t.ir.ops[t.sum].def.mutable_attr())[kLoopAttr] = MakeAttrValue("loop");
+  EXPECT_FALSE(t.SumMayOverwrite());
+}
+
 // Compiled and run on 2 replicas: the sum of a value nothing else reads
 // is written over it, so the reduction needs no second buffer; a value
 // read after its sum keeps its own. Both compute the right numbers.
