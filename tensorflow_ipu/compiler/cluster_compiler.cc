@@ -192,7 +192,7 @@ class Emitter {
     LoweringContext ctx(ir_, i, &graph, &state_.current_program(),
                         std::move(inputs), &state_);
     ctx.set_may_overwrite_input([this, i, &ctx, &graph](int j) {
-      return reuse_.MayOverwrite(i, j, ctx.input(j), graph);
+      return j >= 0 && j < ctx.num_inputs() && reuse_.MayOverwrite(i, j, ctx.input(j), graph);
     });
     RETURN_IF_ERROR((*fn)(ctx));
     values_[i] = ctx.TakeOutputs();

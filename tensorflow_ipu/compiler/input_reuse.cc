@@ -52,7 +52,9 @@ void InputReuse::NoteValues(int i, const std::vector<poplar_sim::Tensor>& values
 
 bool InputReuse::MayOverwrite(int i, int j, const poplar_sim::Tensor& t,
                               const poplar_sim::Graph& graph) const {
+  if (i < 0 || i >= static_cast<int>(ir_.ops.size())) return false;
   const ClusterOp& op = ir_.ops[i];
+  if (j < 0 || j >= static_cast<int>(op.inputs.size())) return false;
   const int k = op.inputs[j].op;
   const ClusterOp& producer = ir_.ops[k];
   if (last_use_[k] != i || lives_across_iterations_[k]) return false;

@@ -48,7 +48,8 @@ class InputReuse {
   // last_use[i]. Called after each op is emitted, in emission order.
   void NoteValues(int i, const std::vector<poplar_sim::Tensor>& values);
 
-  // Whether op i may write its result over input j, whose tensor is `t`.
+  // Whether op i may write its result over input j, whose tensor is `t`
+  // (false for an op or input index out of range).
   bool MayOverwrite(int i, int j, const poplar_sim::Tensor& t,
                     const poplar_sim::Graph& graph) const;
 

@@ -193,6 +193,27 @@ TEST(InputReuseTest, AValueALoopExitReadsIsKept) {
   EXPECT_FALSE(t.SumMayOverwrite());
 }
 
+// A lowering that asks about an input the op does not have gets false,
+// not an out-of-range read.
+TEST(InputReuseTest, IndicesOutOfRangeMayNotBeOverwritten) {
+  ReuseIr t;
+  t.AddSum(t.product);
+  t.ir.results = {{t.sum, 0}};
+  poplar_sim::IPUModel model("ipu2");
+  model.tilesPerIPU = 4;
+  poplar_sim::Device device = model.createDevice().value();
+  poplar_sim::Graph graph(device.getTarget());
+  EmissionState state(&graph, {});
+  const std::vector<int> last = LastUses(t.ir);
+  InputReuse reuse(t.ir, last, state);
+  poplar_sim::Tensor v = graph.addVariable(poplar_sim::FLOAT, {256}, "v");
+  graph.setTileMapping(v, 0);
+  for (int j : {-1, 1, 1 << 30}) EXPECT_FALSE(reuse.MayOverwrite(t.sum, j, v, graph)) << j;
+  for (int i : {-1, static_cast<int>(t.ir.ops.size()), 1 << 30}) {
+    EXPECT_FALSE(reuse.MayOverwrite(i, 0, v, graph)) << i;
+  }
+}
+
 // Compiled and run on 2 replicas: the sum of a value nothing else reads
 // is written over it, so the reduction needs no second buffer; a value
 // read after its sum keeps its own. Both compute the right numbers.
