@@ -3,7 +3,7 @@
 // at its peak), measured in the same run as the contestants, so that each
 // one's share of the machine shows on every machine and under every load.
 //
-//   GemmPeak peak = BestGemmPeak({MeasureEigenGemm(threads),
+//   GemmPeak peak = BestGemmPeak({MeasureEigenGemm(threads), MeasureDnnlGemm(threads),
 //                                 MeasureTorchGemm(threads)});  // torch_peer.h
 //   contest.SetPeak(peak);
 #ifndef TOOLS_BENCH_GEMM_PEAK_H_
@@ -26,6 +26,14 @@ double TimeGemmGflops(const std::function<void()>& gemm, int n, int repeats = 5)
 // Eigen's float product at n = kPeakGemmSize on `threads` threads (its
 // OpenMP threads, as the hand-written Eigen contestant uses them).
 GemmPeak MeasureEigenGemm(int threads);
+
+// oneDNN's dnnl_sgemm at n = kPeakGemmSize on `threads` threads, each
+// multiplying a band of rows on one thread: the library the project's own
+// products call (one thread per product), and on some of these machines far
+// ahead of Eigen and OpenBLAS (an AMD EPYC VM: 373 GFLOP/s at 2 threads
+// against Eigen's 253 and OpenBLAS's 67), so a peak without it overstates
+// every contestant's share of the machine. gflops 0 if oneDNN refused.
+GemmPeak MeasureDnnlGemm(int threads);
 
 // The fastest of the measured ones (gflops 0 when none ran).
 GemmPeak BestGemmPeak(const std::vector<GemmPeak>& measured);

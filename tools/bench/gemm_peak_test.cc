@@ -33,6 +33,19 @@ TEST(GemmPeakTest, EigenRuns) {
   EXPECT_NE(p.how.find("n = 1024, 1 thread"), std::string::npos) << p.how;
 }
 
+TEST(GemmPeakTest, DnnlRunsOnTheThreadsAsked) {
+  const GemmPeak p = MeasureDnnlGemm(1);
+  EXPECT_GT(p.gflops, 0.1) << p.how;
+  EXPECT_LT(p.gflops, 1e5);
+  EXPECT_NE(p.how.find("oneDNN "), std::string::npos) << p.how;
+  EXPECT_NE(p.how.find("n = 1024, 1 thread"), std::string::npos) << p.how;
+  EXPECT_EQ(p.how.find("refused"), std::string::npos) << p.how;
+  const GemmPeak two = MeasureDnnlGemm(2);
+  EXPECT_GT(two.gflops, 0.1) << two.how;
+  EXPECT_NE(two.how.find("n = 1024, 2 threads, a band of rows each"), std::string::npos)
+      << two.how;
+}
+
 TEST(GemmPeakTest, TimingCallsTheProductOncePerRepeatAndOnceToWarmUp) {
   int calls = 0;
   const double gflops = TimeGemmGflops([&] { ++calls; }, 8, 3);

@@ -234,7 +234,8 @@ int Main(int argc, char** argv) {
                }});
 
   contest.SetWork(CnnTrainingFlops(kBatch));
-  contest.SetPeak(BestGemmPeak({MeasureEigenGemm(threads), MeasureTorchGemm(threads)}));
+  contest.SetPeak(BestGemmPeak(
+      {MeasureEigenGemm(threads), MeasureDnnlGemm(threads), MeasureTorchGemm(threads)}));
   SetTorchThreads(threads);
   std::cout << MachineSummary() << TorchSummary() << "\n" << IpuSummary() << "\n"
             << "Work counted: the multiply-adds x 2 of both convolutions and the dense "

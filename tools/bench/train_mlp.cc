@@ -283,7 +283,8 @@ int Main(int argc, char** argv) {
   // The distance to the machine's limit: each row's GFLOP/s against the
   // best GEMM rate of this machine at these threads, measured now.
   contest.SetWork(MlpTrainingFlops(FashionMlpSizes(), kBatch));
-  contest.SetPeak(BestGemmPeak({MeasureEigenGemm(threads), MeasureTorchGemm(threads)}));
+  contest.SetPeak(BestGemmPeak(
+      {MeasureEigenGemm(threads), MeasureDnnlGemm(threads), MeasureTorchGemm(threads)}));
   SetTorchThreads(threads);
   std::cout << MachineSummary() << TorchSummary() << "\n" << IpuSummary() << "\n\n";
   return RunAndReport(contest, options);
