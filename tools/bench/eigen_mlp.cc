@@ -3,13 +3,21 @@
 #include <algorithm>
 #include <cmath>
 
+#include "third_party/dnnl/one_thread_sgemm.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tfipu_bench {
 
 void SetEigenThreads(int n) { Eigen::setNbThreads(n); }
 
-EigenMlp::EigenMlp(const MlpWeights& weights) {
+const char* ProductLibraryNote(ProductLibrary products) {
+  return products == ProductLibrary::kEigen
+             ? ""
+             : "; the library's GEMM choice: oneDNN's one-thread sgemm for the wide products, "
+               "Eigen for the rest";
+}
+
+EigenMlp::EigenMlp(const MlpWeights& weights, ProductLibrary products) : products_(products) {
   for (const DenseLayer& l : weights.layers) {
     w_.push_back(Eigen::Map<const Matrix>(l.w.data(), l.in, l.out));
     b_.push_back(Eigen::Map<const RowVector>(l.b.data(), l.out));
@@ -21,15 +29,39 @@ EigenMlp::EigenMlp(const MlpWeights& weights) {
   grad_b_.resize(n);
 }
 
+void EigenMlp::Product(const float* a, int a_rows, int a_cols, bool transpose_a, const float* b,
+                       int b_rows, int b_cols, bool transpose_b, Matrix& c) {
+  const int m = transpose_a ? a_cols : a_rows, k = transpose_a ? a_rows : a_cols;
+  const int n = transpose_b ? b_rows : b_cols;
+  c.resize(m, n);
+  if (products_ == ProductLibrary::kOneDnnWhereFaster && dnnl_one_thread::FasterThanEigen(m, n, k) &&
+      dnnl_one_thread::Sgemm(transpose_a, transpose_b, m, n, k, a, a_cols, b, b_cols, c.data(),
+                             n)) {
+    ++onednn_products_;
+    return;
+  }
+  Eigen::Map<const Matrix> ma(a, a_rows, a_cols), mb(b, b_rows, b_cols);
+  if (transpose_a && transpose_b) {
+    c.noalias() = ma.transpose() * mb.transpose();
+  } else if (transpose_a) {
+    c.noalias() = ma.transpose() * mb;
+  } else if (transpose_b) {
+    c.noalias() = ma * mb.transpose();
+  } else {
+    c.noalias() = ma * mb;
+  }
+}
+
 void EigenMlp::ForwardInternal(const float* x, int batch) {
-  Eigen::Map<const Matrix> in(x, batch, w_[0].rows());
+  const int in = static_cast<int>(w_[0].rows());
   for (size_t k = 0; k < w_.size(); ++k) {
     Matrix& a = act_[k];
-    a.resize(batch, w_[k].cols());
+    const Matrix& w = w_[k];
+    const int rows = static_cast<int>(w.rows()), cols = static_cast<int>(w.cols());
     if (k == 0) {
-      a.noalias() = in * w_[k];
+      Product(x, batch, in, false, w.data(), rows, cols, false, a);
     } else {
-      a.noalias() = act_[k - 1] * w_[k];
+      Product(act_[k - 1].data(), batch, rows, false, w.data(), rows, cols, false, a);
     }
     a.rowwise() += b_[k];
     if (k + 1 < w_.size()) a = a.cwiseMax(0.0f);
@@ -59,17 +91,14 @@ float EigenMlp::Backward(const float* x, const int32_t* labels, int batch) {
     g(r, labels[r]) -= 1.0f;
   }
   g /= static_cast<float>(batch);
-  Eigen::Map<const Matrix> in(x, batch, w_[0].rows());
   for (size_t k = n; k-- > 0;) {
-    if (k == 0) {
-      grad_w_[k].noalias() = in.transpose() * grad_act_[k];
-    } else {
-      grad_w_[k].noalias() = act_[k - 1].transpose() * grad_act_[k];
-    }
+    const int rows = static_cast<int>(w_[k].rows()), cols = static_cast<int>(w_[k].cols());
+    const float* in = k == 0 ? x : act_[k - 1].data();
+    Product(in, batch, rows, true, grad_act_[k].data(), batch, cols, false, grad_w_[k]);
     grad_b_[k] = grad_act_[k].colwise().sum();
     if (k > 0) {
       Matrix& prev = grad_act_[k - 1];
-      prev.noalias() = grad_act_[k] * w_[k].transpose();
+      Product(grad_act_[k].data(), batch, cols, false, w_[k].data(), rows, cols, true, prev);
       // ReLU: the gradient flows where the activation was positive.
       prev = (act_[k - 1].array() > 0.0f).select(prev, 0.0f);
     }

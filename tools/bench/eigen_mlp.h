@@ -9,6 +9,12 @@
 //
 // Threads: Eigen's matrix products use OpenMP; SetEigenThreads(n) sets how
 // many (this library is built with -fopenmp).
+//
+// Products: Eigen's, or with ProductLibrary::kOneDnnWhereFaster oneDNN's
+// one-thread sgemm wherever the library's own rule picks it
+// (dnnl_one_thread::FasterThanEigen, third_party/dnnl): the same GEMM
+// choice as the library's kernels, for a peer that differs from the
+// library only in what the library adds around its products.
 #ifndef TOOLS_BENCH_EIGEN_MLP_H_
 #define TOOLS_BENCH_EIGEN_MLP_H_
 
@@ -22,12 +28,17 @@ namespace tfipu_bench {
 
 void SetEigenThreads(int n);
 
+enum class ProductLibrary { kEigen, kOneDnnWhereFaster };
+// What a contestant's note says of its products: "" for Eigen's.
+const char* ProductLibraryNote(ProductLibrary products);
+
 class EigenMlp {
  public:
   using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using RowVector = Eigen::Matrix<float, 1, Eigen::Dynamic>;
 
-  explicit EigenMlp(const MlpWeights& weights);
+  explicit EigenMlp(const MlpWeights& weights,
+                    ProductLibrary products = ProductLibrary::kEigen);
 
   // x: batch x in, row-major; logits: batch x out.
   void Forward(const float* x, int batch, float* logits);
@@ -41,10 +52,19 @@ class EigenMlp {
                   MlpWeights* grads);
 
   MlpWeights weights() const;
+  // How many products ran on oneDNN so far (0 with ProductLibrary::kEigen).
+  int64_t onednn_products() const { return onednn_products_; }
 
  private:
   void ForwardInternal(const float* x, int batch);
   float Backward(const float* x, const int32_t* labels, int batch);
+  // c = op(a) op(b), op transposing when asked; a and b row-major as stored
+  // ([a_rows, a_cols], [b_rows, b_cols]), c resized to fit.
+  void Product(const float* a, int a_rows, int a_cols, bool transpose_a, const float* b,
+               int b_rows, int b_cols, bool transpose_b, Matrix& c);
+
+  ProductLibrary products_;
+  int64_t onednn_products_ = 0;
 
   std::vector<Matrix> w_;
   std::vector<RowVector> b_;

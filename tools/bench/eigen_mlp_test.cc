@@ -101,6 +101,45 @@ TEST(EigenMlpTest, TrainStepAppliesSgdAndLowersTheLoss) {
   EXPECT_LT(last, first);
 }
 
+// With oneDNN's products where the library's rule picks them, the same
+// gradients and training as with Eigen's (to float rounding: the two sum in
+// different orders). The layers are wide enough that the forward products,
+// the weight gradients and one input gradient go to oneDNN; the 10-column
+// ones stay on Eigen.
+TEST(EigenMlpTest, OneDnnProductsGiveEigensTraining) {
+  const MlpWeights m = GlorotUniformMlp({200, 64, 32, 10}, 5);
+  const int batch = 32;
+  SplitMix64 rng(11);
+  std::vector<float> x;
+  std::vector<int32_t> labels;
+  for (int i = 0; i < batch * 200; ++i) x.push_back(rng.NextUnitFloat());
+  for (int r = 0; r < batch; ++r) labels.push_back(r % 10);
+  EigenMlp eigen(m), onednn(m, ProductLibrary::kOneDnnWhereFaster);
+  MlpWeights ge, gd;
+  const float le = eigen.Gradients(x.data(), labels.data(), batch, &ge);
+  const float ld = onednn.Gradients(x.data(), labels.data(), batch, &gd);
+  EXPECT_NEAR(ld, le, 1e-5);
+  // Of the eight products, those with 10 output columns (a forward product,
+  // a weight gradient) or a depth of 10 (an input gradient: 10K
+  // multiply-adds) stay on Eigen.
+  EXPECT_EQ(eigen.onednn_products(), 0);
+  EXPECT_EQ(onednn.onednn_products(), 5);
+  for (size_t k = 0; k < m.layers.size(); ++k) {
+    for (size_t i = 0; i < ge.layers[k].w.size(); ++i) {
+      ASSERT_NEAR(gd.layers[k].w[i], ge.layers[k].w[i], 1e-6) << "layer " << k << " w[" << i << "]";
+    }
+    for (size_t i = 0; i < ge.layers[k].b.size(); ++i) {
+      ASSERT_NEAR(gd.layers[k].b[i], ge.layers[k].b[i], 1e-6) << "layer " << k << " b[" << i << "]";
+    }
+  }
+  float last_e = 0, last_d = 0;
+  for (int step = 0; step < 3; ++step) {
+    last_e = eigen.TrainStep(x.data(), labels.data(), batch, 0.1f);
+    last_d = onednn.TrainStep(x.data(), labels.data(), batch, 0.1f);
+  }
+  EXPECT_NEAR(last_d, last_e, 1e-5);
+}
+
 TEST(EigenMlpTest, AccuracyCountsArgmaxHits) {
   // One layer, identity weights: the argmax is the largest input.
   MlpWeights m;

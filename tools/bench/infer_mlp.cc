@@ -47,10 +47,11 @@ absl::Status StepsFit(const ImageSet& set, int64_t steps) {
 
 // (d) The hand-written Eigen loop.
 absl::StatusOr<Outcome> EigenInfer(const MlpWeights& weights, const ImageSet& set,
-                                   int64_t steps, int threads) {
+                                   int64_t steps, int threads,
+                                   ProductLibrary products = ProductLibrary::kEigen) {
   if (absl::Status s = StepsFit(set, steps); !s.ok()) return s;
   SetEigenThreads(threads);
-  EigenMlp mlp(weights);
+  EigenMlp mlp(weights, products);
   std::vector<float> logits(kBatch * set.classes);
   for (int i = 0; i < kWarmupSteps; ++i) mlp.Forward(set.batch_images(0, kBatch), kBatch, logits.data());
   InferenceChecksum checksum(set.classes);
@@ -63,7 +64,8 @@ absl::StatusOr<Outcome> EigenInfer(const MlpWeights& weights, const ImageSet& se
   o.seconds = sw.Seconds();
   o.steps = steps;
   o.checks = checksum.Checks();
-  o.note = absl::StrCat(threads, threads == 1 ? " thread" : " threads", " (OpenMP)");
+  o.note = absl::StrCat(threads, threads == 1 ? " thread" : " threads", " (OpenMP)",
+                        ProductLibraryNote(products));
   return o;
 }
 
@@ -156,6 +158,10 @@ int Main(int argc, char** argv) {
                }});
   contest.Add({"eigen-1thread", /*peer=*/true, [&](int64_t steps) {
                  return EigenInfer(weights, train, steps, 1);
+               }});
+  // With the library's own GEMM choice (see train_mlp.cc).
+  contest.Add({"eigen-onednn-1thread", /*peer=*/true, [&](int64_t steps) {
+                 return EigenInfer(weights, train, steps, 1, ProductLibrary::kOneDnnWhereFaster);
                }});
   contest.Add({"tfipu-cpu", false, [&](int64_t steps) {
                  return LibraryInfer(weights, train, steps, threads, /*on_ipu=*/false);

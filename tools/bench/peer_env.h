@@ -13,8 +13,13 @@
 // - OMP_WAIT_POLICY=passive (unless set): with 2 threads libtorch's OpenMP
 //   pool and OpenBLAS's threads otherwise spin against each other on the 2
 //   cores and training halves in speed (docs: /work/shared/PEERS.md).
-// The library under test uses neither BLAS nor OpenMP. Set
-// TFIPU_BENCH_NO_REEXEC=1 to run in the environment as it is.
+// - OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset: some of these machines
+//   set them (OPENBLAS_CORETYPE=Haswell), which holds OpenBLAS to its AVX2
+//   kernels on an AVX-512 CPU (PEERS.md); on an AMD EPYC VM its n = 1024
+//   product ran at 33 GFLOP/s on one thread with them. The kernel OpenBLAS
+//   picked shows in PeerEnvironmentSummary.
+// The library under test calls no BLAS (its products are oneDNN's and
+// Eigen's). Set TFIPU_BENCH_NO_REEXEC=1 to run in the environment as it is.
 #ifndef TOOLS_BENCH_PEER_ENV_H_
 #define TOOLS_BENCH_PEER_ENV_H_
 
@@ -29,7 +34,7 @@ inline constexpr char kOpenBlasDir[] = "/usr/lib/x86_64-linux-gnu/openblas-pthre
 // Set in the re-run, so that it does not re-run again.
 inline constexpr char kPeerEnvMarker[] = "TFIPU_BENCH_PEER_ENV";
 
-// The variables to set (name, value) given the current environment
+// The variables to set (name, value; an empty value: unset) given the current environment
 // (`getenv`) and whether the OpenBLAS directory exists; empty when nothing
 // is to change (already re-run, opted out, or no OpenBLAS and the wait
 // policy already set).
@@ -42,7 +47,8 @@ std::vector<std::pair<std::string, std::string>> PeerEnvironmentChanges(
 void ReexecWithPeerEnvironment(int argc, char** argv);
 
 // One line saying how the peer runs: "OMP_WAIT_POLICY=passive, BLAS:
-// /usr/lib/.../libblas.so.3 (OpenBLAS)". Call it after libtorch is loaded.
+// /usr/lib/.../libblas.so.3 (OpenBLAS, kernels for SkylakeX)". Call it after
+// libtorch is loaded.
 std::string PeerEnvironmentSummary();
 
 }  // namespace tfipu_bench

@@ -34,5 +34,20 @@ TEST(PeerEnvTest, KeepsAnExplicitWaitPolicyAndHonoursTheOptOut) {
   EXPECT_TRUE(ChangesFor({{"OMP_WAIT_POLICY", "passive"}}, false).empty());
 }
 
+// OpenBLAS pinned to older kernels by the machine's environment is unpinned
+// for the peer's run (an empty value: unset), and only when it was set.
+TEST(PeerEnvTest, UnpinsOpenBlasKernels) {
+  Changes c = ChangesFor({{"OMP_WAIT_POLICY", "passive"},
+                          {"OPENBLAS_CORETYPE", "Haswell"},
+                          {"OPENBLAS_L2_SIZE", "512"}},
+                         true);
+  EXPECT_EQ(c, (Changes{{"LD_LIBRARY_PATH", kOpenBlasDir},
+                        {"OPENBLAS_CORETYPE", ""},
+                        {"OPENBLAS_L2_SIZE", ""},
+                        {kPeerEnvMarker, "1"}}));
+  EXPECT_EQ(ChangesFor({{"OMP_WAIT_POLICY", "passive"}, {"OPENBLAS_CORETYPE", "Haswell"}}, false),
+            (Changes{{"OPENBLAS_CORETYPE", ""}, {kPeerEnvMarker, "1"}}));
+}
+
 }  // namespace
 }  // namespace tfipu_bench
