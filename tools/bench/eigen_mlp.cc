@@ -34,7 +34,8 @@ void EigenMlp::Product(const float* a, int a_rows, int a_cols, bool transpose_a,
   const int m = transpose_a ? a_cols : a_rows, k = transpose_a ? a_rows : a_cols;
   const int n = transpose_b ? b_rows : b_cols;
   c.resize(m, n);
-  if (products_ == ProductLibrary::kOneDnnWhereFaster && dnnl_one_thread::FasterThanEigen(m, n, k) &&
+  if (products_ == ProductLibrary::kOneDnnWhereFaster &&
+      dnnl_one_thread::FasterThanEigen(m, n, k) &&
       dnnl_one_thread::Sgemm(transpose_a, transpose_b, m, n, k, a, a_cols, b, b_cols, c.data(),
                              n)) {
     ++onednn_products_;
