@@ -1,9 +1,15 @@
 #include "tools/bench/machine_info.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -83,16 +89,72 @@ double LoadAverage1m() {
   return load;
 }
 
+double CoreToCoreRoundTripNs() {
+  if (LogicalCores() < 2) return -1;
+  using Clock = std::chrono::steady_clock;
+  auto pin = [](int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
+  };
+  // The turn: odd values are the helper's to answer, even ones the caller's.
+  std::atomic<int64_t> turn{0};
+  std::atomic<bool> stop{false};
+  std::thread helper([&] {
+    pin(1);
+    for (int64_t seen = 1; !stop.load(std::memory_order_relaxed); seen += 2) {
+      while (turn.load(std::memory_order_acquire) != seen) {
+        if (stop.load(std::memory_order_relaxed)) return;
+      }
+      turn.store(seen + 1, std::memory_order_release);
+    }
+  });
+  cpu_set_t before;
+  const bool restore = pthread_getaffinity_np(pthread_self(), sizeof(before), &before) == 0;
+  pin(0);
+  constexpr int kRoundsPerTrial = 2000;
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(50);
+  std::vector<double> trials;
+  int64_t next = 1;
+  while (Clock::now() < deadline && trials.size() < 15) {
+    const Clock::time_point t0 = Clock::now();
+    bool late = false;
+    for (int r = 0; r < kRoundsPerTrial && !late; ++r, next += 2) {
+      turn.store(next, std::memory_order_release);
+      for (int spins = 0; turn.load(std::memory_order_acquire) != next + 1; ++spins) {
+        // The helper may have lost its core to another process: give up
+        // rather than wait for it for a time slice.
+        if ((spins & 1023) == 1023 && Clock::now() > deadline) {
+          late = true;
+          break;
+        }
+      }
+    }
+    if (late) break;
+    trials.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() /
+                     kRoundsPerTrial);
+  }
+  stop.store(true, std::memory_order_relaxed);
+  helper.join();
+  if (restore) pthread_setaffinity_np(pthread_self(), sizeof(before), &before);
+  if (trials.empty()) return -1;
+  std::sort(trials.begin(), trials.end());
+  return trials[trials.size() / 2];
+}
+
 std::string MachineSummary() {
   const double load = LoadAverage1m();
-  return absl::StrCat("CPU: ", CpuModel(), ", ", LogicalCores(),
-                      " logical cores, flags: ", CpuVectorFlags(), "\n",
-                      "build: ", BuildSummary(), "\n",
-                      "load average (1 min) at start: ", absl::StrFormat("%.2f", load),
-                      load > 0.5 ? " -- WARNING: the machine is busy; these figures "
-                                   "are not representative"
-                                 : "",
-                      "\n");
+  const double round_trip = CoreToCoreRoundTripNs();
+  return absl::StrCat(
+      "CPU: ", CpuModel(), ", ", LogicalCores(), " logical cores, flags: ", CpuVectorFlags(), "\n",
+      "build: ", BuildSummary(), "\n", "core-to-core round trip of a cache line: ",
+      round_trip < 0 ? std::string("not measured") : absl::StrFormat("%.0f ns", round_trip), "\n",
+      "load average (1 min) at start: ", absl::StrFormat("%.2f", load),
+      load > 0.5 ? " -- WARNING: the machine is busy; these figures "
+                   "are not representative"
+                 : "",
+      "\n");
 }
 
 std::string LoadedLibraryPath(absl::string_view needle) {

@@ -15,6 +15,20 @@ TEST(MachineInfoTest, DescribesThisMachine) {
   EXPECT_TRUE(absl::StrContains(MachineSummary(), "load average"));
 }
 
+// A round trip takes at least a nanosecond and far less than a millisecond
+// (a time slice); -1 only without a second core, or when the helper thread
+// could not get a core within the 50 ms allowed (a loaded machine).
+TEST(MachineInfoTest, MeasuresACoreToCoreRoundTrip) {
+  const double ns = CoreToCoreRoundTripNs();
+  if (LogicalCores() < 2) {
+    EXPECT_EQ(ns, -1);
+  } else if (ns != -1) {
+    EXPECT_GT(ns, 1.0);
+    EXPECT_LT(ns, 1e6);
+  }
+  EXPECT_TRUE(absl::StrContains(MachineSummary(), "core-to-core round trip of a cache line: "));
+}
+
 TEST(MachineInfoTest, FindsMappedLibraries) {
   // The C library is mapped into every dynamically linked process.
   EXPECT_TRUE(absl::StrContains(LoadedLibraryPath("libc.so"), "/libc.so"));
