@@ -23,6 +23,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "poplar_sim/engine_internal.h"
+#include "poplar_sim/host_handoff.h"
 #include "poplar_sim/lane_threads.h"
 
 namespace poplar_sim {
@@ -144,6 +145,9 @@ struct DagBuilder {
 }  // namespace
 
 void EngineImpl::planLanes() {
+  const uint64_t minLaneWork = options.minLaneWork.has_value()
+                                   ? *options.minLaneWork
+                                   : DefaultMinLaneWork(HostHandOffRoundTripNs());
   std::vector<Footprint> fp(steps.size());
   const uint32_t streamBase = static_cast<uint32_t>(graph->variables.size());
   // Children have larger ids than their parents (compileProgram enters a
@@ -194,7 +198,7 @@ void EngineImpl::planLanes() {
     if (st.kind != Kind::SEQUENCE || st.children.size() < 2) continue;
     std::vector<const Footprint*> children;
     for (unsigned c : st.children) children.push_back(&fp[c]);
-    st.laneGroups = DagBuilder(children, options.minLaneWork).build();
+    st.laneGroups = DagBuilder(children, minLaneWork).build();
     if (st.laneGroups.empty()) continue;
     st.laneGroupAt.assign(st.children.size(), -1);
     for (size_t g = 0; g < st.laneGroups.size(); ++g) {

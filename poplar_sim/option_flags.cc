@@ -212,11 +212,13 @@ absl::StatusOr<EngineOptions> parseEngineOptions(const OptionFlags& options) {
             "not \"", value, "\""));
       }
     } else if (key == "debug.minLaneWork") {
-      if (!absl::SimpleAtoi(value, &o.minLaneWork)) {
+      uint64_t work = 0;
+      if (!absl::SimpleAtoi(value, &work)) {
         return absl::InvalidArgumentError(absl::StrCat(
             "Option 'debug.minLaneWork' must be a non-negative integer, "
             "not \"", value, "\""));
       }
+      o.minLaneWork = work;
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "Unrecognised engine option '", key,

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -73,9 +74,10 @@ struct EngineOptions {
   // do not depend on each other run side by side on the host threads when
   // the work beside their longest chain of dependencies is at least this
   // much (flops of compute sets plus elements copied; below it a hand-off
-  // to another thread costs more than it saves). Tests lower it to run
-  // small programs side by side.
-  uint64_t minLaneWork = 200000;
+  // to another thread costs more than it saves). Unset: the engine picks
+  // 200,000, or more on a machine where hand-offs are slow
+  // (host_handoff.h). Tests lower it to run small programs side by side.
+  std::optional<uint64_t> minLaneWork;
   // debug.checkVertexFields: vertex-by-vertex execution bounds-checks
   // indexing of vector fields (see vertex.h). The project's tests turn it
   // on through POPLAR_ENGINE_OPTIONS; off by default (one branch per
