@@ -1,15 +1,9 @@
 #include "tools/bench/machine_info.h"
 
-#include <pthread.h>
-#include <sched.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <fstream>
 #include <sstream>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -17,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "poplar_sim/host_handoff.h"
 
 namespace tfipu_bench {
 namespace {
@@ -90,57 +85,10 @@ double LoadAverage1m() {
 }
 
 double CoreToCoreRoundTripNs() {
-  if (LogicalCores() < 2) return -1;
-  using Clock = std::chrono::steady_clock;
-  auto pin = [](int cpu) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
-  };
-  // The turn: odd values are the helper's to answer, even ones the caller's.
-  std::atomic<int64_t> turn{0};
-  std::atomic<bool> stop{false};
-  std::thread helper([&] {
-    pin(1);
-    for (int64_t seen = 1; !stop.load(std::memory_order_relaxed); seen += 2) {
-      while (turn.load(std::memory_order_acquire) != seen) {
-        if (stop.load(std::memory_order_relaxed)) return;
-      }
-      turn.store(seen + 1, std::memory_order_release);
-    }
-  });
-  cpu_set_t before;
-  const bool restore = pthread_getaffinity_np(pthread_self(), sizeof(before), &before) == 0;
-  pin(0);
-  constexpr int kRoundsPerTrial = 2000;
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(50);
-  std::vector<double> trials;
-  int64_t next = 1;
-  while (Clock::now() < deadline && trials.size() < 15) {
-    const Clock::time_point t0 = Clock::now();
-    bool late = false;
-    for (int r = 0; r < kRoundsPerTrial && !late; ++r, next += 2) {
-      turn.store(next, std::memory_order_release);
-      for (int spins = 0; turn.load(std::memory_order_acquire) != next + 1; ++spins) {
-        // The helper may have lost its core to another process: give up
-        // rather than wait for it for a time slice.
-        if ((spins & 1023) == 1023 && Clock::now() > deadline) {
-          late = true;
-          break;
-        }
-      }
-    }
-    if (late) break;
-    trials.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() /
-                     kRoundsPerTrial);
-  }
-  stop.store(true, std::memory_order_relaxed);
-  helper.join();
-  if (restore) pthread_setaffinity_np(pthread_self(), sizeof(before), &before);
-  if (trials.empty()) return -1;
-  std::sort(trials.begin(), trials.end());
-  return trials[trials.size() / 2];
+  // The simulator's own measurement (it sizes the engine's lanes by it), so
+  // that the header shows what the engine saw, with a longer budget.
+  const uint64_t ns = poplar_sim::internal::MeasureHostHandOffRoundTripNs(50000);
+  return ns == 0 ? -1 : static_cast<double>(ns);
 }
 
 std::string MachineSummary() {

@@ -27,13 +27,14 @@ std::string BuildSummary();
 // The 1-minute load average (/proc/loadavg), -1 if unreadable. Other
 // processes' work makes every figure, and multi-threaded ones most, slower.
 double LoadAverage1m();
-// The median time, in nanoseconds, for a cache line to go from one core to
-// the other and back (two threads on CPUs 0 and 1 taking turns writing one
-// atomic), over at most about 50 ms of trials; -1 with fewer than 2 cores.
-// On some VMs the two vCPUs sit on distant parts of the host's processor
-// (seen: 430-510 ns here on an AMD EPYC VM, where a core read 512 KB
-// another core had just written at 28 GB/s against 100 GB/s from its own
-// cache), and whatever a benchmark's threads hand each other costs that.
+// The median time, in nanoseconds, for a cache line to go from one host
+// thread to another and back (poplar_sim/host_handoff.h, the measurement
+// the engine sizes its lanes by), over at most 50 ms of trials; -1 with one
+// core, or when the second thread did not get a core in time. On some VMs
+// the two vCPUs sit on distant parts of the host's processor (seen:
+// 430-510 ns on an AMD EPYC VM, where a core read 512 KB another core had
+// just written at 28 GB/s against 100 GB/s from its own cache), and
+// whatever a benchmark's threads hand each other costs that.
 double CoreToCoreRoundTripNs();
 // Four lines: CPU, build, the core-to-core round trip, and the load average
 // now (with a warning when above 0.5: the machine is busy and the figures
