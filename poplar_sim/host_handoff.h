@@ -21,8 +21,9 @@ namespace internal {
 
 // The median time for a cache line to go from one host thread to another
 // and back, measured once per process (two threads taking turns on one
-// atomic for at most a few milliseconds); 0 when it could not be measured
-// (one core, or the second thread did not get a core in time).
+// atomic for at most a few milliseconds, once the second thread has
+// started: up to 50 ms more); 0 when it could not be measured (one core,
+// or the two threads did not get a core each).
 uint64_t HostHandOffRoundTripNs();
 
 // The same measurement, made now and within `budgetMicros`; 0 as above.
@@ -31,8 +32,9 @@ uint64_t MeasureHostHandOffRoundTripNs(unsigned budgetMicros);
 // Above this round trip a hand-off is slow (the machine described above).
 inline constexpr uint64_t kSlowHandOffNs = 300;
 // debug.minLaneWork's default: 200,000 (flops and copied elements beside a
-// sequence's longest chain), or 20 times that when the hand-off is slow. An
-// unmeasured round trip (0) keeps the first.
+// sequence's longest chain), or 20 times that when the hand-off is slow or
+// unmeasured (0): a machine that cannot give two threads a core each for a
+// few milliseconds would make every lane wait for one.
 uint64_t DefaultMinLaneWork(uint64_t roundTripNs);
 
 }  // namespace internal

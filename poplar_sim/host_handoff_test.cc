@@ -8,10 +8,10 @@ namespace poplar_sim {
 namespace internal {
 namespace {
 
-// The lanes' threshold: the old default unless the hand-off is slow, and an
-// unmeasured round trip counts as fast.
-TEST(HostHandOffTest, DefaultMinLaneWorkRisesOnlyForSlowHandOffs) {
-  EXPECT_EQ(DefaultMinLaneWork(0), 200000u);
+// The lanes' threshold: the old default unless the hand-off is slow or
+// could not be measured (two threads could not each get a core).
+TEST(HostHandOffTest, DefaultMinLaneWorkRisesForSlowOrUnmeasuredHandOffs) {
+  EXPECT_EQ(DefaultMinLaneWork(0), 4000000u);
   EXPECT_EQ(DefaultMinLaneWork(120), 200000u);
   EXPECT_EQ(DefaultMinLaneWork(kSlowHandOffNs), 200000u);
   EXPECT_EQ(DefaultMinLaneWork(kSlowHandOffNs + 1), 4000000u);

@@ -75,8 +75,8 @@ struct EngineOptions {
   // the work beside their longest chain of dependencies is at least this
   // much (flops of compute sets plus elements copied; below it a hand-off
   // to another thread costs more than it saves). Unset: the engine picks
-  // 200,000, or more on a machine where hand-offs are slow
-  // (host_handoff.h). Tests lower it to run small programs side by side.
+  // 200,000, or more on a machine where hand-offs are slow or could not be
+  // measured (host_handoff.h). Tests lower it to run small programs side by side.
   std::optional<uint64_t> minLaneWork;
   // debug.checkVertexFields: vertex-by-vertex execution bounds-checks
   // indexing of vector fields (see vertex.h). The project's tests turn it

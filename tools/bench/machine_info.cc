@@ -85,9 +85,9 @@ double LoadAverage1m() {
 }
 
 double CoreToCoreRoundTripNs() {
-  // The simulator's own measurement (it sizes the engine's lanes by it), so
-  // that the header shows what the engine saw, with a longer budget.
-  const uint64_t ns = poplar_sim::internal::MeasureHostHandOffRoundTripNs(50000);
+  // The simulator's own measurement, the one value per process that sizes
+  // the engine's lanes, so that the header shows what the engine saw.
+  const uint64_t ns = poplar_sim::internal::HostHandOffRoundTripNs();
   return ns == 0 ? -1 : static_cast<double>(ns);
 }
 
@@ -97,7 +97,11 @@ std::string MachineSummary() {
   return absl::StrCat(
       "CPU: ", CpuModel(), ", ", LogicalCores(), " logical cores, flags: ", CpuVectorFlags(), "\n",
       "build: ", BuildSummary(), "\n", "core-to-core round trip of a cache line: ",
-      round_trip < 0 ? std::string("not measured") : absl::StrFormat("%.0f ns", round_trip), "\n",
+      round_trip < 0 ? std::string("not measured") : absl::StrFormat("%.0f ns", round_trip),
+      absl::StrFormat(" (so the engine's lanes take debug.minLaneWork = %d by default)",
+                      poplar_sim::internal::DefaultMinLaneWork(
+                          round_trip < 0 ? 0 : static_cast<uint64_t>(round_trip))),
+      "\n",
       "load average (1 min) at start: ", absl::StrFormat("%.2f", load),
       load > 0.5 ? " -- WARNING: the machine is busy; these figures "
                    "are not representative"
