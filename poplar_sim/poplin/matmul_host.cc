@@ -4,6 +4,7 @@
 // bits independent of their number.
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -44,7 +45,9 @@ bool SplitByDepth(ExecutionContext& ctx, const FloatOperand& a, const FloatOpera
                   size_t k, size_t n, const float* av, size_t lda, const float* bv, size_t ldb,
                   float* out) {
   const size_t half = (k + kHostSplitGrain) / (2 * kHostSplitGrain) * kHostSplitGrain;
-  std::vector<float> second(m * n);
+  // Not zeroed: the product overwrites it, and zeroing it here would make
+  // the other thread fetch every line of it from this core before writing.
+  std::unique_ptr<float[]> second(new float[m * n]);
   std::atomic<bool> ok{true};
   auto multiply = [&](unsigned part) {
     const size_t k0 = part == 0 ? 0 : half, depth = part == 0 ? half : k - half;
@@ -52,7 +55,7 @@ bool SplitByDepth(ExecutionContext& ctx, const FloatOperand& a, const FloatOpera
     const float* ap = av + (a.transposed ? k0 * lda : k0);
     const float* bp = bv + (b.transposed ? k0 : k0 * ldb);
     if (!dnnl_one_thread::Sgemm(a.transposed, b.transposed, m, n, depth, ap, lda, bp, ldb,
-                                part == 0 ? out : second.data(), n)) {
+                                part == 0 ? out : second.get(), n)) {
       ok = false;
     }
   };
