@@ -1,6 +1,8 @@
 #include "tensorflow_ipu/core/kernels/gemm.h"
 
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <type_traits>
 
 #include "Eigen/Core"
@@ -48,6 +50,46 @@ void ForEachBlock(const Eigen::ThreadPoolDevice& device, Index m, Index n, Index
   });
 }
 
+// A product of few rows and a deep sum (a batch through a layer's
+// weights: 32x784x256) is split by its depth into two halves at a multiple
+// of kSplitGrain, whatever the number of threads, so that the sums (and the
+// bits) do not depend on it; the second half's product is added to the
+// first's. Each half reads the rows of the weights that the same thread
+// wrote in the weight update before, which GemmScaledAdd splits by rows at
+// the same boundary (part i on the thread that takes shard i): split by
+// output columns instead, each core read half of every row of the weights
+// from the other core's cache. The simulated IPU's products split so too
+// (poplar_sim/poplin/matmul_host.cc).
+bool SplitsByDepth(Index m, Index n, Index k) {
+  return m < kSplitGrain && k >= 2 * kSplitGrain && m * n * k >= kSplitFlops &&
+         dnnl_one_thread::FasterThanEigen(m, n, k);
+}
+
+// out = op(a) op(b) as two oneDNN products over the halves of the depth;
+// false if oneDNN refused one.
+bool ProductByDepth(const Eigen::ThreadPoolDevice& device, const float* a, int64_t a_cols,
+                    bool ta, const float* b, int64_t b_cols, bool tb, Index m, Index n,
+                    Index k, float* out) {
+  const Index half = (k + kSplitGrain) / (2 * kSplitGrain) * kSplitGrain;
+  // Not zeroed: the product overwrites it (zeroing it here would make the
+  // other thread fetch its lines from this core's cache before writing).
+  std::unique_ptr<float[]> second(new float[m * n]);
+  std::atomic<bool> ok{true};
+  RunShards(device, 2, [&](int part) {
+    const Index k0 = part == 0 ? 0 : half, depth = part == 0 ? half : k - half;
+    // Columns [k0, k0 + depth) of op(a), rows [k0, k0 + depth) of op(b).
+    const float* a_part = a + (ta ? k0 * a_cols : k0);
+    const float* b_part = b + (tb ? k0 : k0 * b_cols);
+    if (!dnnl_one_thread::Sgemm(ta, tb, m, n, depth, a_part, a_cols, b_part, b_cols,
+                                part == 0 ? out : second.get(), n)) {
+      ok = false;
+    }
+  });
+  if (!ok) return false;
+  for (Index i = 0; i < m * n; ++i) out[i] += second[i];
+  return true;
+}
+
 }  // namespace
 
 template <typename T>
@@ -69,7 +111,13 @@ void Gemm(const Eigen::ThreadPoolDevice& device, const T* a, int64_t a_rows,
   // rest to Eigen. A oneDNN block's elements have the bits they have in the
   // whole product (checked by gemm_test for row and column blocks).
   bool dnnl = false;
-  if constexpr (std::is_same_v<T, float>) dnnl = dnnl_one_thread::FasterThanEigen(m, n, k);
+  if constexpr (std::is_same_v<T, float>) {
+    dnnl = dnnl_one_thread::FasterThanEigen(m, n, k);
+    if (SplitsByDepth(m, n, k) && ProductByDepth(device, a, a_cols, ta, b, b_cols, tb, m, n, k,
+                                                 out)) {
+      return;
+    }
+  }
   // The product of rows [r0, r0 + rows) and columns [c0, c0 + cols)
   // (transposes are views, not copies).
   ForEachBlock(device, m, n, k, [&](Index r0, Index rows, Index c0, Index cols) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "third_party/dnnl/one_thread_sgemm.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -73,6 +74,35 @@ TEST(GemmTest, SplitProductsKeepTheirBitsForAnyThreadCount) {
         ASSERT_EQ(split[i], one[i]) << s.m << "x" << s.k << "x" << s.n << " ta=" << s.ta
                                     << " tb=" << s.tb << " on " << threads
                                     << " threads, element " << i;
+      }
+    }
+  }
+}
+
+// A product of few rows and a deep sum is the sum of two oneDNN products
+// over the halves of its depth, split at a multiple of 48 (384 of 784, so
+// that each half reads the weight rows its thread wrote in the update,
+// which splits 784 rows at 384), for any number of threads and each
+// transpose: bit for bit that sum, in that order.
+TEST(GemmTest, FewRowsDeepProductsAreTheSumOfTheirDepthHalves) {
+  for (const Shape& s : {Shape{32, 784, 256, false, false}, Shape{32, 784, 256, true, false},
+                         Shape{32, 784, 256, false, true}, Shape{16, 1000, 200, true, true}}) {
+    const std::vector<float> a = Values(s.m * s.k, 0), b = Values(s.k * s.n, 2);
+    const int64_t lda = s.ta ? s.m : s.k, ldb = s.tb ? s.k : s.n;
+    const int64_t half = (s.k + 48) / 96 * 48;
+    std::vector<float> first(s.m * s.n), second(s.m * s.n);
+    ASSERT_TRUE(dnnl_one_thread::Sgemm(s.ta, s.tb, s.m, s.n, half, a.data(), lda, b.data(), ldb,
+                                       first.data(), s.n));
+    ASSERT_TRUE(dnnl_one_thread::Sgemm(s.ta, s.tb, s.m, s.n, s.k - half,
+                                       a.data() + (s.ta ? half * lda : half), lda,
+                                       b.data() + (s.tb ? half : half * ldb), ldb,
+                                       second.data(), s.n));
+    for (int threads : {1, 2, 3}) {
+      const std::vector<float> got = Product(s, threads);
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i], first[i] + second[i])
+            << s.m << "x" << s.k << "x" << s.n << " ta=" << s.ta << " tb=" << s.tb << " on "
+            << threads << " threads, element " << i;
       }
     }
   }
