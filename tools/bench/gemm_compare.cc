@@ -85,6 +85,14 @@ int Main(int argc, char** argv) {
   }
   std::vector<GemmLibrary> libs = {EigenGemm(), OpenBlasGemm(), BlisGemm(), DnnlGemm(),
                                    XsmmGemm()};
+  for (auto it = libs.begin(); it != libs.end();) {
+    if (it->gemm) {
+      ++it;
+    } else {
+      std::cerr << "gemm_compare: " << it->name << ": left out\n";
+      it = libs.erase(it);
+    }
+  }
   std::cout << MachineSummary() << "\n";
   // Same products: every library against Eigen, before anything is timed.
   for (const Shape& s : Shapes()) {

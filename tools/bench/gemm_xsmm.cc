@@ -1,3 +1,7 @@
+#include <dlfcn.h>
+
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "libxsmm.h"
 #include "tools/bench/gemm_library.h"
@@ -6,7 +10,17 @@ namespace tfipu_bench {
 
 GemmLibrary XsmmGemm() {
   GemmLibrary lib;
-  lib.name = absl::StrCat("libxsmm ", LIBXSMM_VERSION, " (one thread; beyond its JIT sizes, sgemm_)");
+  // Beyond its JIT sizes libxsmm calls the sgemm_ the dynamic loader finds
+  // first (BLIS's here: OpenBLAS is opened privately, gemm_openblas.cc).
+  std::string fallback = "sgemm_";
+  Dl_info info;
+  void* sgemm = ::dlsym(RTLD_DEFAULT, "sgemm_");
+  if (sgemm != nullptr && ::dladdr(sgemm, &info) != 0 && info.dli_fname != nullptr) {
+    const std::string path = info.dli_fname;
+    fallback = absl::StrCat("sgemm_ of ", path.substr(path.rfind('/') + 1));
+  }
+  lib.name = absl::StrCat("libxsmm ", LIBXSMM_VERSION, " (one thread; beyond its JIT sizes, ",
+                          fallback, ")");
   lib.threaded = false;
   lib.set_threads = [](int) {};
   // Column-major, as Fortran: the row-major C = op(A) op(B) is the

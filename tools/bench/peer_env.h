@@ -16,8 +16,8 @@
 // - OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset: some of these machines
 //   set them (OPENBLAS_CORETYPE=Haswell), which holds OpenBLAS to its AVX2
 //   kernels on an AVX-512 CPU (PEERS.md); on an AMD EPYC VM its n = 1024
-//   product ran at 33 GFLOP/s on one thread with them. The kernel OpenBLAS
-//   picked shows in PeerEnvironmentSummary.
+//   product ran at 92 GFLOP/s on one thread with them, 159 without. The
+//   kernel OpenBLAS picked shows in PeerEnvironmentSummary.
 // The library under test calls no BLAS (its products are oneDNN's and
 // Eigen's). Set TFIPU_BENCH_NO_REEXEC=1 to run in the environment as it is.
 #ifndef TOOLS_BENCH_PEER_ENV_H_
