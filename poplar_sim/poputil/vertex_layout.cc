@@ -15,6 +15,7 @@ ComputeSet addPerTileVertices(Graph& graph, const PerTileVertices& spec,
     const int64_t e = (iv.end + unit - 1) / unit;
     if (e <= b) return;
     std::vector<std::pair<std::string, Tensor>> conns;
+    conns.reserve(spec.fields.size() + spec.wholeFields.size());
     for (const auto& [name, t] : spec.fields) {
       // A slice of a vector is already flat: no second view.
       Tensor piece = t.slice(b, e, 0);
