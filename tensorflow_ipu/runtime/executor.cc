@@ -12,7 +12,9 @@
 #include "absl/time/time.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/kernels/gradient_descent_of_product.h"
+#include "tensorflow_ipu/core/kernels/matmul_bias_activation.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/runtime/bias_activation_fusion.h"
 #include "tensorflow_ipu/runtime/gradient_update_fusion.h"
 #include "tensorflow_ipu/runtime/needed_nodes.h"
 
@@ -135,6 +137,27 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
     update.fold_tb = f.transpose_b;
   }
 
+  for (const BiasActivationFusion& f :
+       FindBiasActivationFusions(needed_nodes, spec.feeds, spec.fetches)) {
+    const int last = f.relu >= 0 ? f.relu : f.bias_add;
+    const int chain[3] = {f.product, f.bias_add, last};
+    // As above: reference variables are checked by their own items; and a
+    // MatMul already folded into an update stays there.
+    bool plain = true;
+    for (int k : chain) {
+      const Item& it = ex->items_[k];
+      plain &= it.ref_inputs.empty() && it.folded_into < 0 && it.folds < 0;
+    }
+    if (!plain) continue;
+    ex->items_[f.product].folded_into = last;
+    if (last != f.bias_add) ex->items_[f.bias_add].folded_into = last;
+    Item& fused = ex->items_[last];
+    fused.fused_product = f.product;
+    fused.fused_bias_add = f.bias_add;
+    fused.fused_ta = f.transpose_a;
+    fused.fused_tb = f.transpose_b;
+  }
+
   // An output nothing reads is dropped right after its producer ran.
   std::vector<int> last_reader(ex->num_slots_, -1);
   for (int i = 0; i < static_cast<int>(ex->items_.size()); ++i) {
@@ -144,9 +167,11 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
   for (int i = 0; i < static_cast<int>(ex->items_.size()); ++i) {
     for (int s : ex->items_[i].input_slots) last_reader[s] = std::max(last_reader[s], i);
     // A folded MatMul's operands are read by its update.
-    const int folds = ex->items_[i].folds;
-    if (folds >= 0) {
-      for (int s : ex->items_[folds].input_slots) last_reader[s] = std::max(last_reader[s], i);
+    // Folded items' inputs are read by the item that computes them.
+    for (int folded : {ex->items_[i].folds, ex->items_[i].fused_product,
+                       ex->items_[i].fused_bias_add}) {
+      if (folded < 0) continue;
+      for (int s : ex->items_[folded].input_slots) last_reader[s] = std::max(last_reader[s], i);
     }
   }
   for (int s : ex->fetch_slots_) last_reader[s] = -1;
@@ -181,7 +206,35 @@ absl::Status Executor::ComputeItem(RunState* state, int i) const {
     if (done) return absl::OkStatus();
     RETURN_IF_ERROR(RunKernel(state, item.folds));
   }
+  if (item.fused_product >= 0 &&
+      !state->slots[items_[item.fused_product].output_base].IsInitialized()) {
+    ASSIGN_OR_RETURN(const bool done, RunFusedDenseLayer(state, i));
+    if (done) return absl::OkStatus();
+    // The kernels in order, which say what is wrong in their own words.
+    RETURN_IF_ERROR(RunKernel(state, item.fused_product));
+    if (item.fused_bias_add != i) RETURN_IF_ERROR(RunKernel(state, item.fused_bias_add));
+  }
   return RunKernel(state, i);
+}
+
+absl::StatusOr<bool> Executor::RunFusedDenseLayer(RunState* state, int i) const {
+  const Item& item = items_[i];
+  const Item& product = items_[item.fused_product];
+  const Item& bias_add = items_[item.fused_bias_add];
+  OpKernelContext::Params params;
+  params.node = item.node;
+  // No inputs: the fused kernel reads the chain's operands itself (the
+  // last node's own input was never made) and only allocates the output.
+  params.outputs = state->slots.data() + item.output_base;
+  params.eigen_device = &device_->eigen_device();
+  params.resources = resources_;
+  params.run_collector = state->collector;
+  params.deadline = state->deadline;
+  OpKernelContext ctx(params);
+  return MatMulBiasActivation(&ctx, state->slots[product.input_slots[0]], item.fused_ta,
+                              state->slots[product.input_slots[1]], item.fused_tb,
+                              state->slots[bias_add.input_slots[1]],
+                              /*relu=*/item.fused_bias_add != i);
 }
 
 absl::StatusOr<bool> Executor::RunFoldedUpdate(RunState* state, int i) const {

@@ -86,6 +86,15 @@ class Executor {
     int folds = -1;
     bool fold_ta = false;
     bool fold_tb = false;
+    // The last node of a dense layer's MatMul -> BiasAdd (-> Relu) chain
+    // that computes the chain in one kernel run (bias_activation_fusion.h;
+    // the earlier nodes are folded_into it): the MatMul item, the BiasAdd
+    // item (this item when there is no Relu), and the MatMul's transpose
+    // attributes.
+    int fused_product = -1;
+    int fused_bias_add = -1;
+    bool fused_ta = false;
+    bool fused_tb = false;
   };
   struct RunState;
 
@@ -101,6 +110,9 @@ class Executor {
   // The update item `item` taking its step inside its MatMul's product;
   // false when it cannot (nothing done).
   absl::StatusOr<bool> RunFoldedUpdate(RunState* state, int item) const;
+  // The last item of a fused dense layer computing the whole chain; false
+  // when it cannot (nothing done).
+  absl::StatusOr<bool> RunFusedDenseLayer(RunState* state, int item) const;
 
   CpuDevice* device_ = nullptr;
   // The functions the graph's control-flow nodes call; nullptr when none.
