@@ -217,20 +217,31 @@ absl::Status Executor::ComputeItem(RunState* state, int i) const {
   return RunKernel(state, i);
 }
 
-absl::StatusOr<bool> Executor::RunFusedDenseLayer(RunState* state, int i) const {
+OpKernelContext::Params Executor::ParamsFor(RunState* state, int i,
+                                            absl::Span<const Tensor* const> inputs) const {
   const Item& item = items_[i];
-  const Item& product = items_[item.fused_product];
-  const Item& bias_add = items_[item.fused_bias_add];
   OpKernelContext::Params params;
   params.node = item.node;
-  // No inputs: the fused kernel reads the chain's operands itself (the
-  // last node's own input was never made) and only allocates the output.
+  params.inputs = inputs;
+  // Pointer arithmetic, not slots[...]: a node without outputs may sit at
+  // the end of the slots (or the slots may be empty), where operator[] would
+  // bind a reference past the end.
   params.outputs = state->slots.data() + item.output_base;
   params.eigen_device = &device_->eigen_device();
   params.resources = resources_;
   params.run_collector = state->collector;
+  params.function_caller = functions_.get();
   params.deadline = state->deadline;
-  OpKernelContext ctx(params);
+  return params;
+}
+
+absl::StatusOr<bool> Executor::RunFusedDenseLayer(RunState* state, int i) const {
+  const Item& item = items_[i];
+  const Item& product = items_[item.fused_product];
+  const Item& bias_add = items_[item.fused_bias_add];
+  // No inputs: the fused kernel reads the chain's operands itself (the
+  // last node's own input was never made) and only allocates the output.
+  OpKernelContext ctx(ParamsFor(state, i, {}));
   return MatMulBiasActivation(&ctx, state->slots[product.input_slots[0]], item.fused_ta,
                               state->slots[product.input_slots[1]], item.fused_tb,
                               state->slots[bias_add.input_slots[1]],
@@ -242,23 +253,13 @@ absl::StatusOr<bool> Executor::RunFoldedUpdate(RunState* state, int i) const {
   const Item& product = items_[item.folds];
   const Tensor* inputs[2] = {&state->slots[item.input_slots[0]],
                              &state->slots[item.input_slots[1]]};
-  OpKernelContext::Params params;
-  params.node = item.node;
-  params.inputs = absl::Span<const Tensor* const>(inputs, 2);
-  params.outputs = state->slots.data() + item.output_base;
-  params.eigen_device = &device_->eigen_device();
-  params.resources = resources_;
-  params.run_collector = state->collector;
-  params.deadline = state->deadline;
-  OpKernelContext ctx(params);
+  OpKernelContext ctx(ParamsFor(state, i, absl::Span<const Tensor* const>(inputs, 2)));
   return ApplyGradientDescentOfProduct(&ctx, state->slots[product.input_slots[0]], item.fold_ta,
                                        state->slots[product.input_slots[1]], item.fold_tb);
 }
 
 absl::Status Executor::RunKernel(RunState* state, int i) const {
   const Item& item = items_[i];
-  OpKernelContext::Params params;
-  params.node = item.node;
   const int n_in = static_cast<int>(item.input_slots.size());
   const Tensor* local[8];
   std::vector<const Tensor*> heap;
@@ -273,17 +274,7 @@ absl::Status Executor::RunKernel(RunState* state, int i) const {
       return UninitializedRefError(*ptrs[k], item.node->name());
     }
   }
-  params.inputs = absl::Span<const Tensor* const>(ptrs, n_in);
-  // Pointer arithmetic, not slots[...]: a node without outputs may sit at
-  // the end of the slots (or the slots may be empty), where operator[] would
-  // bind a reference past the end.
-  params.outputs = state->slots.data() + item.output_base;
-  params.eigen_device = &device_->eigen_device();
-  params.resources = resources_;
-  params.run_collector = state->collector;
-  params.function_caller = functions_.get();
-  params.deadline = state->deadline;
-  OpKernelContext ctx(params);
+  OpKernelContext ctx(ParamsFor(state, i, absl::Span<const Tensor* const>(ptrs, n_in)));
   if (state->collector != nullptr && state->collector->trace_nodes()) {
     NodeExecStats stats;
     stats.node_name = item.node->name();
@@ -298,7 +289,7 @@ absl::Status Executor::RunKernel(RunState* state, int i) const {
     RETURN_IF_ERROR(item.kernel->Compute(&ctx));
   }
   for (int k = 0; k < item.node->num_outputs(); ++k) {
-    if (!params.outputs[k].IsInitialized()) {
+    if (!state->slots[item.output_base + k].IsInitialized()) {
       return absl::InternalError(absl::StrCat(
           "kernel of node '", item.node->name(), "' (op: '", item.node->op(),
           "') did not set output ", k));

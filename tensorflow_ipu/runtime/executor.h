@@ -105,6 +105,10 @@ class Executor {
   // Runs item `item` (or what its folding says: see Item), after checking
   // the run's deadline.
   absl::Status ComputeItem(RunState* state, int item) const;
+  // The kernel context of item `item`'s node, reading `inputs` and writing
+  // the item's output slots.
+  OpKernelContext::Params ParamsFor(RunState* state, int item,
+                                    absl::Span<const Tensor* const> inputs) const;
   // Calls item `item`'s kernel.
   absl::Status RunKernel(RunState* state, int item) const;
   // The update item `item` taking its step inside its MatMul's product;
