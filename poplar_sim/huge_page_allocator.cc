@@ -19,6 +19,8 @@ size_t RoundUp(size_t bytes) { return (bytes + kHugePageBytes - 1) & ~(kHugePage
 }  // namespace
 
 void* AllocateHugePages(size_t bytes) {
+  // Rounding up, and the spare huge page, must not wrap around.
+  if (bytes > SIZE_MAX - 2 * kHugePageBytes) return nullptr;
   const size_t size = RoundUp(bytes);
   // Mapped with a huge page to spare, then trimmed to an aligned range:
   // only whole aligned 2 MB ranges can be huge pages.

@@ -24,6 +24,12 @@ TEST(HugePageAllocatorTest, LargeBlocksAreAlignedZeroedAndWritable) {
   FreeHugePages(p, bytes);
 }
 
+// A size whose rounding would wrap around is refused, not mapped short.
+TEST(HugePageAllocatorTest, ImpossibleSizesAreRefused) {
+  EXPECT_EQ(AllocateHugePages(SIZE_MAX), nullptr);
+  EXPECT_EQ(AllocateHugePages(SIZE_MAX - kHugePageBytes), nullptr);
+}
+
 // A vector on it keeps its values as it grows from small buffers (operator
 // new) into huge pages and is freed either way (the sanitizers' build
 // checks the frees).

@@ -108,7 +108,7 @@ TEST(BiasActivationFusionTest, AProductReadElsewhereIsLeftAlone) {
   // Fetched, read by another node, or waited for.
   std::unique_ptr<Graph> g = MakeGraph();
   ASSERT_NE(g, nullptr);
-  EXPECT_TRUE(Find(*g, {"relu", "product"}).fusions.empty());
+  EXPECT_EQ(Find(*g, {"relu", "product"}).fusions.size(), 0u);
   std::unique_ptr<Graph> read = MakeGraph(R"pb(
     node {
       name: "twice"
@@ -120,17 +120,17 @@ TEST(BiasActivationFusionTest, AProductReadElsewhereIsLeftAlone) {
       }
     })pb");
   ASSERT_NE(read, nullptr);
-  EXPECT_TRUE(Find(*read, {"relu", "twice"}).fusions.empty());
+  EXPECT_EQ(Find(*read, {"relu", "twice"}).fusions.size(), 0u);
   std::unique_ptr<Graph> waited = MakeGraph(R"pb(
     node { name: "after" op: "NoOp" input: "^product" })pb");
   ASSERT_NE(waited, nullptr);
-  EXPECT_TRUE(Find(*waited, {"relu"}, {"after"}).fusions.empty());
+  EXPECT_EQ(Find(*waited, {"relu"}, {"after"}).fusions.size(), 0u);
 }
 
 TEST(BiasActivationFusionTest, OnlyFloatChainsAreFused) {
   std::unique_ptr<Graph> g = MakeGraph("", "DT_DOUBLE");
   ASSERT_NE(g, nullptr);
-  EXPECT_TRUE(Find(*g, {"relu"}).fusions.empty());
+  EXPECT_EQ(Find(*g, {"relu"}).fusions.size(), 0u);
 }
 
 }  // namespace

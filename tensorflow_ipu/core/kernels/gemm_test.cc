@@ -92,11 +92,13 @@ TEST(GemmTest, FewRowsDeepProductsAreTheSumOfTheirDepthHalves) {
     const int64_t half = (s.k + 48) / 96 * 48;
     std::vector<float> first(s.m * s.n), second(s.m * s.n);
     ASSERT_TRUE(dnnl_one_thread::Sgemm(s.ta, s.tb, s.m, s.n, half, a.data(), lda, b.data(), ldb,
-                                       first.data(), s.n));
+                                       first.data(), s.n))
+        << "oneDNN refused the first half of " << s.m << "x" << s.k << "x" << s.n;
     ASSERT_TRUE(dnnl_one_thread::Sgemm(s.ta, s.tb, s.m, s.n, s.k - half,
                                        a.data() + (s.ta ? half * lda : half), lda,
                                        b.data() + (s.tb ? half : half * ldb), ldb,
-                                       second.data(), s.n));
+                                       second.data(), s.n))
+        << "oneDNN refused the second half of " << s.m << "x" << s.k << "x" << s.n;
     for (int threads : {1, 2, 3}) {
       const std::vector<float> got = Product(s, threads);
       for (size_t i = 0; i < got.size(); ++i) {
