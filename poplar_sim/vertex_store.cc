@@ -1,6 +1,7 @@
 #include "poplar_sim/vertex_store.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <memory>
 
@@ -12,23 +13,23 @@ namespace poplar_sim {
 namespace internal {
 
 bool ConnectionView::connected() const {
-  return store_.slots_[slot_].state == VertexStore::kConnected;
+  return VertexStore::isConnected(store_.slots_[slot_]);
 }
 
-Type ConnectionView::elementType() const { return store_.slots_[slot_].type; }
+// The accessors below are for connected slots (as their callers check).
+Type ConnectionView::elementType() const { return store_.info(store_.slots_[slot_]).type; }
 
 size_t ConnectionView::numElements() const {
-  const VertexStore::FieldSlot& s = store_.slots_[slot_];
+  const VertexStore::ConnectionInfo& c = store_.info(store_.slots_[slot_]);
   size_t n = 1;
-  for (uint16_t d = 0; d < s.rank; ++d) n *= store_.dims_[s.firstDim + d];
+  for (uint16_t d = 0; d < c.rank; ++d) n *= store_.dims_[c.firstDim + d];
   return n;
 }
 
 std::vector<size_t> ConnectionView::shape() const {
-  const VertexStore::FieldSlot& s = store_.slots_[slot_];
-  std::vector<size_t> out(s.rank);
-  for (uint16_t d = 0; d < s.rank; ++d) out[d] = store_.dims_[s.firstDim + d];
-  return out;
+  const VertexStore::ConnectionInfo& c = store_.info(store_.slots_[slot_]);
+  return std::vector<size_t>(store_.dims_.begin() + c.firstDim,
+                             store_.dims_.begin() + c.firstDim + c.rank);
 }
 
 std::string ConnectionView::shapeToString() const {
@@ -36,10 +37,12 @@ std::string ConnectionView::shapeToString() const {
 }
 
 const std::string& ConnectionView::debugName() const {
-  return store_.names_[store_.slots_[slot_].name];
+  return store_.names_[store_.info(store_.slots_[slot_]).name];
 }
 
-bool ConnectionView::containsAliases() const { return store_.slots_[slot_].aliases; }
+bool ConnectionView::containsAliases() const {
+  return store_.info(store_.slots_[slot_]).aliases;
+}
 
 std::vector<ElementRun> ConnectionView::runs() const {
   std::vector<ElementRun> out;
@@ -124,6 +127,31 @@ uint32_t VertexStore::internName(const std::string& name) {
   return it->second;
 }
 
+uint32_t VertexStore::internConnectionInfo(const Tensor& t) {
+  const uint32_t name = internName(t.getDebugName());
+  const std::vector<size_t>& shape = t.shape();
+  auto equal = [&](const ConnectionInfo& c) {
+    return c.name == name && c.type == t.elementType() && c.aliases == t.containsAliases() &&
+           c.rank == shape.size() &&
+           std::equal(shape.begin(), shape.end(), dims_.begin() + c.firstDim);
+  };
+  for (const uint32_t id : recentInfos_) {
+    if (id != kEmpty && equal(connectionInfos_[id - kFirstInfo])) return id;
+  }
+  ConnectionInfo c;
+  c.firstDim = static_cast<uint32_t>(dims_.size());
+  c.name = name;
+  c.rank = static_cast<uint16_t>(shape.size());
+  c.type = t.elementType();
+  c.aliases = t.containsAliases();
+  dims_.insert(dims_.end(), shape.begin(), shape.end());
+  connectionInfos_.push_back(c);
+  const uint32_t id = static_cast<uint32_t>(connectionInfos_.size() - 1 + kFirstInfo);
+  std::rotate(recentInfos_.rbegin(), recentInfos_.rbegin() + 1, recentInfos_.rend());
+  recentInfos_[0] = id;
+  return id;
+}
+
 uint32_t VertexStore::addVertex(const std::string& typeName, unsigned computeSet) {
   VertexEntry e;
   e.type = internType(typeName);
@@ -151,14 +179,8 @@ void VertexStore::connect(uint32_t v, const std::string& field, const Tensor& t)
   }
   if (types_[vertices_[v].type].fields[i].direction == FieldDirection::PARAM) return;
   FieldSlot s;
-  s.state = kConnected;
-  s.type = t.elementType();
-  s.aliases = t.containsAliases();
-  s.name = internName(t.getDebugName());
-  s.firstDim = static_cast<uint32_t>(dims_.size());
-  s.rank = static_cast<uint16_t>(t.rank());
-  for (size_t d : t.shape()) dims_.push_back(d);
-  s.u.runs.firstRun = static_cast<uint32_t>(runs_.size());
+  s.info = internConnectionInfo(t);
+  s.a = static_cast<uint32_t>(runs_.size());
   // Appends each run to the connection's last pattern when it continues it
   // (same variable, length and stride, the same step from the run before).
   uint32_t n = 0;
@@ -176,12 +198,12 @@ void VertexStore::connect(uint32_t v, const std::string& field, const Tensor& t)
     runs_.push_back(RunPattern{r.start, r.count, r.stride, 0, r.var, 1});
     ++n;
   }
-  s.u.runs.numRuns = n;
+  s.b = n;
   // Share an equal range appended before, if any.
-  const RunRange range = (RunRange{s.u.runs.firstRun} << 32) | n;
+  const RunRange range = (RunRange{s.a} << 32) | n;
   if (const RunRange earlier = findOrRemember(range); earlier != kNoRange) {
-    runs_.truncate(s.u.runs.firstRun);
-    s.u.runs.firstRun = static_cast<uint32_t>(earlier >> 32);
+    runs_.truncate(s.a);
+    s.a = static_cast<uint32_t>(earlier >> 32);
   }
   slots_[vertices_[v].firstSlot + i] = s;
 }
@@ -193,8 +215,11 @@ void VertexStore::setParam(uint32_t v, const std::string& field, double value) {
     return;
   }
   FieldSlot& s = slots_[vertices_[v].firstSlot + i];
-  s.state = kParamSet;
-  s.u.param = value;
+  s.info = kParamSet;
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  s.a = static_cast<uint32_t>(bits);
+  s.b = static_cast<uint32_t>(bits >> 32);
 }
 
 std::optional<uint64_t> VertexStore::perfEstimate(uint32_t v) const {
@@ -209,8 +234,11 @@ ConnectionView VertexStore::connection(uint32_t v, size_t field) const {
 
 std::optional<double> VertexStore::param(uint32_t v, size_t field) const {
   const FieldSlot& s = slots_[vertices_[v].firstSlot + field];
-  if (s.state != kParamSet) return std::nullopt;
-  return s.u.param;
+  if (s.info != kParamSet) return std::nullopt;
+  const uint64_t bits = uint64_t{s.b} << 32 | s.a;
+  double value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
 }
 
 absl::Status VertexStore::checkFieldNames(
@@ -241,7 +269,8 @@ size_t VertexStore::hostBytes() const {
   size_t names = 0;
   for (const std::string& n : names_) names += sizeof(n) + n.capacity();
   return vertices_.size() * sizeof(VertexEntry) + slots_.size() * sizeof(FieldSlot) +
-         runs_.size() * sizeof(RunPattern) + dims_.size() * sizeof(size_t) + names +
+         runs_.size() * sizeof(RunPattern) +
+         connectionInfos_.size() * sizeof(ConnectionInfo) + dims_.size() * sizeof(size_t) + names +
          recentRanges_.capacity() * sizeof(RecentRange) + badNames_.size() * sizeof(BadName) +
          perfEstimates_.size() * (sizeof(uint32_t) + sizeof(uint64_t));
 }

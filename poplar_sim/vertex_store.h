@@ -20,8 +20,8 @@
 //    stored recently (a direct-mapped table by hash, see RecentRanges:
 //    the vertices that share an operand block are made close together,
 //    and a hash set of every range of a large graph cost a cache miss per
-//    connection); then its shape (another arena), element type and
-//    interned debug name;
+//    connection); then its shape, element type and interned debug name,
+//    kept once for a run of connections that share them (ConnectionInfo);
 //  - a Param's value sits in its slot; per-vertex cycle estimates, rare,
 //    in a side table.
 // Names that are not fields of the vertex's type are kept aside, so that
@@ -150,31 +150,40 @@ class VertexStore {
 
  private:
   friend class ConnectionView;
-  enum : uint8_t { kEmpty = 0, kConnected = 1, kParamSet = 2 };
-
   struct VertexEntry {
     uint32_t type = 0;
     uint32_t computeSet = 0;
     uint32_t tile = TileMapping::kUnmapped;
     uint32_t firstSlot = 0;  // into slots_; one slot per field of the type
   };
-  // A connection (runs_[firstRun, firstRun + numRuns), dims_[firstDim,
-  // firstDim + rank)) or a Param's value.
-  struct FieldSlot {
-    union {
-      struct {
-        uint32_t firstRun;
-        uint32_t numRuns;
-      } runs;
-      double param;
-    } u = {{0, 0}};
+  // What a connection keeps of its tensor besides the runs: element type,
+  // aliasing, debug name and shape (dims_[firstDim, firstDim + rank)). The
+  // vertices of an operation connect tensors of a few shapes and names over
+  // and over, so a slot refers to one of these, shared with the
+  // connections made just before it (see internConnectionInfo), instead
+  // of holding them itself: 12 bytes a slot instead of 24 and a shape
+  // stored once per run of equal connections, for the millions of slots of
+  // a large graph.
+  struct ConnectionInfo {
     uint32_t firstDim = 0;
     uint32_t name = 0;  // into names_
     uint16_t rank = 0;
-    uint8_t state = kEmpty;
     Type type = Type::FLOAT;
     bool aliases = false;
   };
+  // A field's value: nothing, a Param's value, or a connection (runs_[a,
+  // a + b) and connectionInfos_[info - kFirstInfo]). A Param's double is
+  // kept as the bits of a and b so that a slot needs no 8-byte alignment.
+  struct FieldSlot {
+    uint32_t a = 0;
+    uint32_t b = 0;
+    uint32_t info = kEmpty;
+  };
+  static constexpr uint32_t kEmpty = 0, kParamSet = 1, kFirstInfo = 2;
+  static bool isConnected(const FieldSlot& s) { return s.info >= kFirstInfo; }
+  const ConnectionInfo& info(const FieldSlot& s) const {
+    return connectionInfos_[s.info - kFirstInfo];
+  }
   // A name given to a vertex that is not a field (or not a Param field) of
   // its type.
   struct BadName {
@@ -202,6 +211,9 @@ class VertexStore {
 
   uint32_t internType(const std::string& name);
   uint32_t internName(const std::string& name);
+  // The index (plus kFirstInfo) of a ConnectionInfo equal to what `t`
+  // gives, among the few used last, or of a new one.
+  uint32_t internConnectionInfo(const Tensor& t);
   // Index of `field` in the type of `v`, or -1.
   int fieldIndex(uint32_t v, const std::string& field) const;
 
@@ -219,7 +231,10 @@ class VertexStore {
   ChunkedVector<RunPattern> runs_;
   std::vector<RecentRange> recentRanges_;
   size_t rangesStored_ = 0;
-  ChunkedVector<size_t> dims_;
+  std::vector<ConnectionInfo> connectionInfos_;
+  // The infos internConnectionInfo returned last, the latest first.
+  std::array<uint32_t, 4> recentInfos_ = {kEmpty, kEmpty, kEmpty, kEmpty};
+  std::vector<size_t> dims_;
   absl::flat_hash_map<uint32_t, uint64_t> perfEstimates_;
   std::vector<BadName> badNames_;
 };
@@ -227,9 +242,9 @@ class VertexStore {
 template <typename F>
 void ConnectionView::forEachRun(F&& f) const {
   const VertexStore::FieldSlot& s = store_.slots_[slot_];
-  if (s.state != VertexStore::kConnected) return;
-  for (uint32_t i = 0; i < s.u.runs.numRuns; ++i) {
-    const RunPattern& p = store_.runs_[s.u.runs.firstRun + i];
+  if (!VertexStore::isConnected(s)) return;
+  for (uint32_t i = 0; i < s.b; ++i) {
+    const RunPattern& p = store_.runs_[s.a + i];
     for (uint32_t k = 0; k < p.repeat; ++k) {
       f(ElementRun{p.var, p.start + static_cast<int64_t>(k) * p.delta, p.count,
                    p.stride});

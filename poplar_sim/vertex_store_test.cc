@@ -1,6 +1,8 @@
 #include "poplar_sim/vertex_store.h"
 
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -133,6 +135,50 @@ TEST(VertexStoreTest, FieldsAreIndexedInTypeOrder) {
   EXPECT_FALSE(s.connection(v, 1).connected());
   EXPECT_EQ(s.param(v, 1), 2.5);
   EXPECT_TRUE(s.checkFieldNames(v, [] { return std::string("v0"); }).ok());
+}
+
+TEST(VertexStoreTest, AParamKeepsEveryBitOfItsValue) {
+  VertexStore s;
+  const uint32_t v = s.addVertex("test::ScaleVector", 0);
+  for (const double value : {-1.0 / 3.0, 5e-324, -0.0, 1e308}) {
+    s.setParam(v, "k", value);
+    const std::optional<double> kept = s.param(v, 1);
+    ASSERT_TRUE(kept.has_value());
+    EXPECT_EQ(std::memcmp(&*kept, &value, sizeof(double)), 0) << value;
+  }
+}
+
+// Connections share a shape, name, type and aliasing with the ones made
+// just before; more distinct ones than it remembers, in turn, must each
+// keep their own.
+TEST(VertexStoreTest, EachConnectionKeepsItsShapeNameAndType) {
+  auto var = [](uint32_t id, Type type, std::vector<size_t> shape, const char* name) {
+    return Tensor::makeVariable(1, id, type, std::move(shape),
+                                std::make_shared<const std::string>(name));
+  };
+  // Each differs from the one before in one respect.
+  const std::vector<Tensor> tensors = {
+      var(0, FLOAT, {2, 3}, "a"), var(1, FLOAT, {2, 3}, "b"),
+      var(2, HALF, {2, 3}, "b"),  var(3, HALF, {2}, "b"),
+      var(4, HALF, {3}, "b"),     var(5, HALF, {6}, "b"),
+      var(6, HALF, {3}, "b").broadcast(2, 0), var(7, FLOAT, {6}, "b")};
+  VertexStore s;
+  std::vector<uint32_t> vs;
+  for (int round = 0; round < 3; ++round) {
+    for (const Tensor& t : tensors) {
+      vs.push_back(s.addVertex("test::SumVector", 0));
+      s.connect(vs.back(), "in", t);
+    }
+  }
+  for (size_t k = 0; k < vs.size(); ++k) {
+    const Tensor& t = tensors[k % tensors.size()];
+    const ConnectionView c = s.connection(vs[k], 0);
+    EXPECT_EQ(c.shape(), t.shape()) << k;
+    EXPECT_EQ(c.numElements(), t.numElements()) << k;
+    EXPECT_EQ(c.debugName(), t.getDebugName()) << k;
+    EXPECT_EQ(c.elementType(), t.elementType()) << k;
+    EXPECT_EQ(c.containsAliases(), t.containsAliases()) << k;
+  }
 }
 
 TEST(VertexStoreTest, ReconnectingReplaces) {
