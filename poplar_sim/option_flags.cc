@@ -157,7 +157,10 @@ std::string EngineOptions::reportDirectory() const {
 
 absl::StatusOr<EngineOptions> resolveEngineOptions(const OptionFlags& given) {
   OptionFlags merged = given;
-  if (const char* env = std::getenv("POPLAR_ENGINE_OPTIONS")) {
+  const char* env = std::getenv("POPLAR_ENGINE_OPTIONS");
+  // Set but empty (`POPLAR_ENGINE_OPTIONS= ./program`, the shell's way to
+  // clear a variable for one command) means no options, as unset does.
+  if (env != nullptr && !absl::StripAsciiWhitespace(env).empty()) {
     auto parsed = parseOptionsJson(env);
     if (!parsed.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -156,6 +156,16 @@ TEST(OptionFlagsTest, EnvironmentOverridesCode) {
   unsetenv("POPLAR_ENGINE_OPTIONS");
 }
 
+TEST(OptionFlagsTest, AnEmptyEnvironmentVariableMeansNoOptions) {
+  for (const char* empty : {"", "  ", "\n"}) {
+    setenv("POPLAR_ENGINE_OPTIONS", empty, 1);
+    auto o = resolveEngineOptions({{"autoReport.all", "true"}});
+    ASSERT_TRUE(o.ok()) << "'" << empty << "': " << o.status();
+    EXPECT_TRUE(o->autoReportAll);
+  }
+  unsetenv("POPLAR_ENGINE_OPTIONS");
+}
+
 // parseEngineOptions checks options given in code alone: a malformed or
 // contrary POPLAR_ENGINE_OPTIONS does not change its answer.
 TEST(OptionFlagsTest, ParseIgnoresTheEnvironment) {
