@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "poplar_sim/popops/elementwise.h"
 #include "poplar_sim/program.h"
 #include "tensorflow_ipu/compiler/lowering_registry.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
@@ -119,6 +120,31 @@ absl::Status LowerTestOverwrite(LoweringContext& ctx) {
 }
 REGISTER_IPU_LOWERING("CompilerTestOverwrite", LowerTestOverwrite);
 REGISTER_IPU_LOWERING("CompilerTestUpdate", LowerTestOverwrite);
+
+// A lowering with a bug: it reads an input its op does not have.
+REGISTER_OP(OpDefBuilder("CompilerTestReadsTooFar").Input("x", DT_FLOAT).Output("y", DT_FLOAT));
+absl::Status LowerReadsTooFar(LoweringContext& ctx) {
+  ctx.SetOutput(0, poplar_sim::popops::map(ctx.graph(), poplar_sim::popops::BinaryOpType::ADD,
+                                           ctx.input(0), ctx.input(3), ctx.prog()));
+  return absl::OkStatus();
+}
+REGISTER_IPU_LOWERING("CompilerTestReadsTooFar", LowerReadsTooFar);
+
+TEST(ClusterCompilerTest, ALoweringReadingAMissingInputFailsTheCompile) {
+  ClusterIr ir;
+  ir.name = "too_far";
+  const TensorShape s({2});
+  int a = ir.AddArg("a:0", DT_FLOAT, s);
+  int o = ir.AddOp(Def("reader", "CompilerTestReadsTooFar"), {{a, 0}}, {DT_FLOAT}, {s});
+  ir.results = {{o, 0}};
+  poplar_sim::Device device = ModelDevice(1);
+  auto compiled = CompileCluster(ir, device.getTarget());
+  ASSERT_EQ(compiled.status().code(), absl::StatusCode::kInternal) << compiled.status();
+  EXPECT_NE(compiled.status().message().find(
+                "the lowering of CompilerTestReadsTooFar 'reader' asked for input 3 of 1"),
+            std::string::npos)
+      << compiled.status();
+}
 
 NodeDef VarHandle(const std::string& name) {
   NodeDef d = Def(name, "VarHandleOp");

@@ -24,6 +24,13 @@ absl::StatusOr<poplar_sim::Type> ToPoplarType(DataType dtype) {
   }
 }
 
+poplar_sim::Tensor LoweringContext::input(int i) const {
+  if (i >= 0 && static_cast<size_t>(i) < inputs_.size()) return inputs_[i];
+  return poplar_sim::Tensor::makeError(absl::InternalError(absl::StrCat(
+      "the lowering of ", def().op(), " '", def().name(), "' asked for input ", i, " of ",
+      inputs_.size())));
+}
+
 const Tensor* LoweringContext::ConstantInput(int i) const {
   const ClusterOp& producer = ir_.producer(op().inputs[i]);
   return producer.constant.IsInitialized() ? &producer.constant : nullptr;

@@ -70,7 +70,10 @@ class LoweringContext {
   EmissionState& cluster() const { return *cluster_; }
 
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
-  const poplar_sim::Tensor& input(int i) const { return inputs_[i]; }
+  // Input i's tensor; for an index the op does not have (a lowering's own
+  // bug: graph import checks every op's arity), an invalid tensor whose
+  // Internal error names the op, so that the compile fails with it.
+  poplar_sim::Tensor input(int i) const;
   DataType input_type(int i) const { return ir_.type(op().inputs[i]); }
   const TensorShape& input_shape(int i) const {
     return ir_.shape(op().inputs[i]);
