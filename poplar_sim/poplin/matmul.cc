@@ -269,9 +269,6 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
     const bool halfOperands = type != FLOAT;
     const FloatOperand fa = FloatOperand::Of(a, eitherOrder),
                        fb = FloatOperand::Of(b, eitherOrder);
-    // A constant B (inference weights) is never written, so no core holds
-    // its rows: the depth split would only add work (SplitByDepth).
-    const bool bIsWritten = !graph.containsConstant(b);
     graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) {
       WriteView<float> cv(ctx, product);
       Eigen::Map<RowMajor> cm(cv.data(), m, n);
@@ -280,7 +277,7 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
         cm = HalfAsFloat(ctx, a, m, k) * HalfAsFloat(ctx, b, k, n);
         return absl::OkStatus();
       }
-      if (DnnlProduct(ctx, fa, fb, m, k, n, bIsWritten, cv.data())) return absl::OkStatus();
+      if (DnnlProduct(ctx, fa, fb, m, k, n, cv.data())) return absl::OkStatus();
       WithFloatMatrices(ctx, fa, fb, [&](const auto& am, const auto& bm) {
         if (m * n * k < kHostSplitMacs) {
           cm.noalias() = am * bm;

@@ -124,10 +124,9 @@ void matMulAcc(Graph& graph, const Tensor& c, float k, const Tensor& a, const Te
   Tensor partials = graph.addVariable(FLOAT, {sk, m, n}, name + "/partials");
   AddBlockVertices(graph, cs, a, b, p, partials, "poplin::MatMulBlock<float,float>", std::nullopt);
   const Tensor product = partials[0];
-  const bool bIsWritten = !graph.containsConstant(b);
   graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) {
     WriteView<float> pv(ctx, product);
-    if (!DnnlProduct(ctx, fa, fb, m, depth, n, bIsWritten, pv.data())) {
+    if (!DnnlProduct(ctx, fa, fb, m, depth, n, pv.data())) {
       WithFloatMatrices(ctx, fa, fb, [&](const auto& am, const auto& bm) {
         Eigen::Map<RowMajor>(pv.data(), m, n).noalias() = am * bm;
       });

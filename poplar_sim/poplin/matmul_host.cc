@@ -38,9 +38,11 @@ namespace {
 // the second half's product is added to the first's. Split by output
 // columns instead, each core read half of every row of B from the other
 // core's cache: the MLP's first layer (32x784x256) took 121 us a training
-// step against 77 us for the same product of never-written weights. Only
-// for a B that the program may write (not a constant): on constant weights
-// the split was slower (inference, about 10%).
+// step against 77 us for the same product of never-written weights.
+// Constant weights (inference) split so too, as the CPU kernels split
+// them: on the Xeon VM of 2026-11-29 infer_mlp's IPU contestant gained in
+// each of eight alternated pairs (median +6%) against the split by columns;
+// on the AMD VM of the day before the two were within the noise.
 bool SplitByDepth(ExecutionContext& ctx, const FloatOperand& a, const FloatOperand& b, size_t m,
                   size_t k, size_t n, const float* av, size_t lda, const float* bv, size_t ldb,
                   float* out) {
@@ -91,7 +93,7 @@ bool SplitOverThreads(ExecutionContext& ctx, size_t m, size_t n, const Block& bl
 }  // namespace
 
 bool DnnlProduct(ExecutionContext& ctx, const FloatOperand& a, const FloatOperand& b, size_t m,
-                 size_t k, size_t n, bool bIsWritten, float* out) {
+                 size_t k, size_t n, float* out) {
   if (!dnnl_one_thread::FasterThanEigen(m, n, k)) return false;
   // Each operand's storage is row-major: the matrix itself, or its
   // transpose (then read transposed).
@@ -102,7 +104,7 @@ bool DnnlProduct(ExecutionContext& ctx, const FloatOperand& a, const FloatOperan
                                        lda, bv.data(), ldb, out, n);
   };
   if (m * n * k < kDnnlSplitMacs) return block(0, m, 0, n);
-  if (bIsWritten && m < kHostSplitGrain && k >= 2 * kHostSplitGrain) {
+  if (m < kHostSplitGrain && k >= 2 * kHostSplitGrain) {
     return SplitByDepth(ctx, a, b, m, k, n, av.data(), lda, bv.data(), ldb, out);
   }
   return SplitOverThreads(ctx, m, n, block);

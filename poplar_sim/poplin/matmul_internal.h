@@ -139,7 +139,7 @@ inline constexpr size_t kDnnlSplitMacs = size_t{3} << 19;  // 1.5M
 // depend on the number of threads. False if oneDNN does not take it (the
 // caller then uses Eigen).
 bool DnnlProduct(ExecutionContext& ctx, const FloatOperand& a, const FloatOperand& b, size_t m,
-                 size_t k, size_t n, bool bIsWritten, float* out);
+                 size_t k, size_t n, float* out);
 
 // c [m,n] (row-major) += scale * a b by oneDNN, split over the host threads
 // as DnnlProduct splits a product (blocks at multiples of kHostSplitGrain,

@@ -303,11 +303,10 @@ TEST(MatMulTest, HostThreadsSplitLargeProductsWithoutChangingResults) {
   EXPECT_EQ(two.calls, 0);
 }
 
-// A product of fewer than 48 rows by a B the program writes is split by its
-// depth into two fixed halves whose products are added (SplitByDepth in
-// matmul.cc); its values are the product's, to float rounding, for either
-// storage order of b, and so are those of the column split a constant B
-// keeps.
+// A product of fewer than 48 rows is split by its depth into two fixed
+// halves whose products are added (SplitByDepth in matmul_host.cc); its
+// values are the product's, to float rounding, for either storage order of
+// b, a variable or a constant.
 TEST(MatMulTest, FewRowsSplitByDepthGiveTheProduct) {
   const size_t m = 32, k = 784, n = 256;
   for (bool bTransposed : {false, true}) {
