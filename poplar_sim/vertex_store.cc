@@ -54,25 +54,45 @@ size_t VertexStore::hashRange(RunRange r) const {
   const uint32_t first = static_cast<uint32_t>(r >> 32), n = static_cast<uint32_t>(r);
   size_t h = absl::HashOf(n);
   for (uint32_t i = first; i < first + n; ++i) {
-    const RunPattern& p = runs_[i];
-    h = absl::HashOf(h, p.start, p.count, p.stride, p.delta, p.var, p.repeat);
+    const PackedRunPattern& p = runs_[i];
+    h = absl::HashOf(h, p.var, p.repeat, p.start, p.count, p.stride, p.delta);
   }
   return h;
 }
 
+// Packed patterns compared as stored: two equal patterns kept in the side
+// table under different indices compare unequal (they are then not shared,
+// which is rare and only costs memory).
 bool VertexStore::equalRanges(RunRange a, RunRange b) const {
   const uint32_t n = static_cast<uint32_t>(a);
   if (n != static_cast<uint32_t>(b)) return false;
   const uint32_t fa = static_cast<uint32_t>(a >> 32), fb = static_cast<uint32_t>(b >> 32);
   for (uint32_t i = 0; i < n; ++i) {
-    const RunPattern& p = runs_[fa + i];
-    const RunPattern& q = runs_[fb + i];
-    if (p.start != q.start || p.count != q.count || p.stride != q.stride ||
-        p.delta != q.delta || p.var != q.var || p.repeat != q.repeat) {
+    const PackedRunPattern& p = runs_[fa + i];
+    const PackedRunPattern& q = runs_[fb + i];
+    if (p.var != q.var || p.repeat != q.repeat || p.start != q.start || p.count != q.count ||
+        p.stride != q.stride || p.delta != q.delta) {
       return false;
     }
   }
   return true;
+}
+
+void VertexStore::appendPattern(const RunPattern& p) {
+  auto fitsU32 = [](int64_t v) { return v >= 0 && v <= int64_t{UINT32_MAX}; };
+  auto fitsI32 = [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
+  if (p.repeat != 0 && fitsU32(p.start) && fitsU32(p.count) && fitsI32(p.stride) &&
+      fitsI32(p.delta)) {
+    runs_.push_back(PackedRunPattern{p.var, p.repeat, static_cast<uint32_t>(p.start),
+                                     static_cast<uint32_t>(p.count),
+                                     static_cast<int32_t>(p.stride),
+                                     static_cast<int32_t>(p.delta)});
+    return;
+  }
+  const uint64_t index = wideRuns_.size();
+  wideRuns_.push_back(p);
+  runs_.push_back(PackedRunPattern{p.var, 0, static_cast<uint32_t>(index),
+                                   static_cast<uint32_t>(index >> 32), 0, 0});
 }
 
 VertexStore::RunRange VertexStore::findOrRemember(RunRange range) {
@@ -180,13 +200,12 @@ void VertexStore::connect(uint32_t v, const std::string& field, const Tensor& t)
   if (types_[vertices_[v].type].fields[i].direction == FieldDirection::PARAM) return;
   FieldSlot s;
   s.info = internConnectionInfo(t);
-  s.a = static_cast<uint32_t>(runs_.size());
-  // Appends each run to the connection's last pattern when it continues it
+  // Each run joins the connection's last pattern when it continues it
   // (same variable, length and stride, the same step from the run before).
-  uint32_t n = 0;
+  pendingRuns_.clear();
   for (const ElementRun& r : t.runs()) {
-    if (n > 0) {
-      RunPattern& p = runs_.back();
+    if (!pendingRuns_.empty()) {
+      RunPattern& p = pendingRuns_.back();
       if (p.var == r.var && p.count == r.count && p.stride == r.stride &&
           p.repeat < std::numeric_limits<uint32_t>::max() &&
           (p.repeat == 1 || r.start == p.start + p.repeat * p.delta)) {
@@ -195,14 +214,17 @@ void VertexStore::connect(uint32_t v, const std::string& field, const Tensor& t)
         continue;
       }
     }
-    runs_.push_back(RunPattern{r.start, r.count, r.stride, 0, r.var, 1});
-    ++n;
+    pendingRuns_.push_back(RunPattern{r.start, r.count, r.stride, 0, r.var, 1});
   }
-  s.b = n;
+  s.a = static_cast<uint32_t>(runs_.size());
+  s.b = static_cast<uint32_t>(pendingRuns_.size());
+  const size_t wideBefore = wideRuns_.size();
+  for (const RunPattern& p : pendingRuns_) appendPattern(p);
   // Share an equal range appended before, if any.
-  const RunRange range = (RunRange{s.a} << 32) | n;
+  const RunRange range = (RunRange{s.a} << 32) | s.b;
   if (const RunRange earlier = findOrRemember(range); earlier != kNoRange) {
     runs_.truncate(s.a);
+    wideRuns_.resize(wideBefore);
     s.a = static_cast<uint32_t>(earlier >> 32);
   }
   slots_[vertices_[v].firstSlot + i] = s;
@@ -269,7 +291,7 @@ size_t VertexStore::hostBytes() const {
   size_t names = 0;
   for (const std::string& n : names_) names += sizeof(n) + n.capacity();
   return vertices_.size() * sizeof(VertexEntry) + slots_.size() * sizeof(FieldSlot) +
-         runs_.size() * sizeof(RunPattern) +
+         runs_.size() * sizeof(PackedRunPattern) + wideRuns_.size() * sizeof(RunPattern) +
          connectionInfos_.size() * sizeof(ConnectionInfo) + dims_.size() * sizeof(size_t) + names +
          recentRanges_.capacity() * sizeof(RecentRange) + badNames_.size() * sizeof(BadName) +
          perfEstimates_.size() * (sizeof(uint32_t) + sizeof(uint64_t));

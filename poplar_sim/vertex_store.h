@@ -80,6 +80,20 @@ struct RunPattern {
   uint32_t repeat = 1;
 };
 
+// A RunPattern as the store keeps it: 24 bytes instead of 40 when its
+// numbers fit in 32 bits, as nearly all do (a tile's share of a variable),
+// since a large graph stores millions. One that does not fit is kept whole
+// in a side table: then `repeat` is 0 and start | count << 32 is its index
+// there.
+struct PackedRunPattern {
+  uint32_t var = 0;
+  uint32_t repeat = 1;
+  uint32_t start = 0;
+  uint32_t count = 0;
+  int32_t stride = 1;
+  int32_t delta = 0;
+};
+
 class VertexStore;
 
 // A read-only view of the tensor connected to one field of a vertex.
@@ -192,6 +206,15 @@ class VertexStore {
     std::string name;
   };
 
+  // Pattern i of runs_, unpacked.
+  RunPattern pattern(size_t i) const {
+    const PackedRunPattern& q = runs_[i];
+    if (q.repeat == 0) return wideRuns_[uint64_t{q.count} << 32 | q.start];
+    return RunPattern{q.start, q.count, q.stride, q.delta, q.var, q.repeat};
+  }
+  // Appends `p` to runs_ (and to wideRuns_ when it does not fit).
+  void appendPattern(const RunPattern& p);
+
   // A range of runs_: first << 32 | number of patterns.
   using RunRange = uint64_t;
   size_t hashRange(RunRange r) const;
@@ -228,7 +251,11 @@ class VertexStore {
   ChunkedVector<FieldSlot> slots_;
   // Re-connecting a field leaves its old runs and dims unused here: rare,
   // and cheaper than compacting.
-  ChunkedVector<RunPattern> runs_;
+  ChunkedVector<PackedRunPattern> runs_;
+  std::vector<RunPattern> wideRuns_;
+  // connect's patterns before they are packed (a member: no allocation per
+  // connection).
+  std::vector<RunPattern> pendingRuns_;
   std::vector<RecentRange> recentRanges_;
   size_t rangesStored_ = 0;
   std::vector<ConnectionInfo> connectionInfos_;
@@ -244,7 +271,7 @@ void ConnectionView::forEachRun(F&& f) const {
   const VertexStore::FieldSlot& s = store_.slots_[slot_];
   if (!VertexStore::isConnected(s)) return;
   for (uint32_t i = 0; i < s.b; ++i) {
-    const RunPattern& p = store_.runs_[s.a + i];
+    const RunPattern p = store_.pattern(s.a + i);
     for (uint32_t k = 0; k < p.repeat; ++k) {
       f(ElementRun{p.var, p.start + static_cast<int64_t>(k) * p.delta, p.count,
                    p.stride});

@@ -122,6 +122,30 @@ TEST(VertexStoreTest, EqualRunsAreStoredOnce) {
   }
 }
 
+// Patterns are stored in 32-bit fields when their numbers fit; larger ones
+// (a variable of more than 4G elements, a stride past 2G) are kept whole.
+TEST(VertexStoreTest, PatternsWithLargeNumbersKeepThem) {
+  const Tensor huge = Var(0, {3, 3'000'000'000}, "huge");
+  const Tensor rows = Var(1, {4, 8}, "rows");
+  const std::vector<Tensor> tensors = {
+      huge.slice({0, 5}, {3, 6}).flatten(),                          // stride 3e9
+      huge.slice({2, 2'999'999'990}, {3, 3'000'000'000}).flatten(),  // start 9e9
+      huge.slice({0, 2'999'999'998}, {3, 3'000'000'000}).flatten(),  // delta 3e9
+      rows.reverse(0).flatten(),                                     // delta -8
+      rows.slice({0, 1}, {4, 2}).reverse(0).flatten()};              // stride -8
+  VertexStore s;
+  std::vector<uint32_t> vs;
+  for (int round = 0; round < 2; ++round) {
+    for (const Tensor& t : tensors) {
+      vs.push_back(s.addVertex("test::SumVector", 0));
+      s.connect(vs.back(), "in", t);
+    }
+  }
+  for (size_t k = 0; k < vs.size(); ++k) {
+    EXPECT_EQ(Key(s.connection(vs[k], 0).runs()), Key(tensors[k % tensors.size()].runs())) << k;
+  }
+}
+
 TEST(VertexStoreTest, FieldsAreIndexedInTypeOrder) {
   VertexStore s;
   const uint32_t v = s.addVertex("test::ScaleVector", 0);
