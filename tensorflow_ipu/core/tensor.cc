@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -36,7 +37,11 @@ TensorBuffer::TensorBuffer(StringTag, size_t count)
   num_strings_ = count;
 }
 
+TensorBuffer::TensorBuffer(std::shared_ptr<TensorBuffer> base, size_t offset, size_t bytes)
+    : data_(static_cast<char*>(base->data()) + offset), size_(bytes), base_(std::move(base)) {}
+
 TensorBuffer::~TensorBuffer() {
+  if (base_ != nullptr) return;  // the base owns the memory
   std::string* strings = static_cast<std::string*>(data_);
   for (size_t i = 0; i < num_strings_; ++i) strings[i].~basic_string();
   std::free(data_);
@@ -96,6 +101,40 @@ absl::StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
   }
   Tensor t = *this;
   t.shape_ = shape;
+  return t;
+}
+
+absl::StatusOr<Tensor> Tensor::Slice(int64_t dim0_start, int64_t dim0_limit) const {
+  if (dims() < 1 || buffer_ == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Slice needs a tensor of rank 1 or more with values, got a ", DataTypeString(dtype_),
+        " tensor of shape ", shape_.DebugString()));
+  }
+  if (dim0_start < 0 || dim0_start > dim0_limit || dim0_limit > dim_size(0)) {
+    return absl::InvalidArgumentError(absl::StrCat("Slice: rows [", dim0_start, ", ",
+                                                   dim0_limit, ") are not within the ",
+                                                   dim_size(0), " rows of shape ",
+                                                   shape_.DebugString()));
+  }
+  TensorShape shape = shape_;
+  shape.set_dim(0, dim0_limit - dim0_start);
+  const int64_t row_elements = dim_size(0) == 0 ? 0 : num_elements_ / dim_size(0);
+  const size_t offset = static_cast<size_t>(dim0_start * row_elements) * DataTypeSize(dtype_);
+  if (dtype_ != DT_STRING && offset % TensorBuffer::kAlignment == 0) {
+    Tensor t;
+    t.dtype_ = dtype_;
+    t.shape_ = shape;
+    t.num_elements_ = shape.num_elements();
+    t.buffer_ = std::make_shared<TensorBuffer>(buffer_, offset, t.TotalBytes());
+    return t;
+  }
+  Tensor t(dtype_, shape);
+  const int64_t first = dim0_start * row_elements;
+  if (dtype_ == DT_STRING) {
+    std::copy_n(data<std::string>() + first, t.num_elements_, t.data<std::string>());
+  } else if (t.TotalBytes() > 0) {
+    std::memcpy(t.raw_data(), static_cast<const char*>(raw_data()) + offset, t.TotalBytes());
+  }
   return t;
 }
 

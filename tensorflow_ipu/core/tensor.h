@@ -51,16 +51,24 @@ class TensorBuffer {
   struct StringTag {};
   explicit TensorBuffer(size_t bytes);
   TensorBuffer(StringTag, size_t count);
+  // `bytes` of `base` from `offset` (a multiple of kAlignment), without a
+  // copy: what Tensor::Slice shares. Keeps `base` alive.
+  TensorBuffer(std::shared_ptr<TensorBuffer> base, size_t offset, size_t bytes);
   ~TensorBuffer();
   TensorBuffer(const TensorBuffer&) = delete;
   TensorBuffer& operator=(const TensorBuffer&) = delete;
   void* data() const { return data_; }
   size_t size() const { return size_; }
+  // The buffer that owns the memory: `base` for a part of another, else
+  // this one.
+  const TensorBuffer* root() const { return base_ != nullptr ? base_.get() : this; }
+  bool is_part() const { return base_ != nullptr; }
 
  private:
   void* data_;
   size_t size_;
   size_t num_strings_ = 0;
+  std::shared_ptr<TensorBuffer> base_;  // set for a part of another buffer
 };
 
 class Tensor {
@@ -160,13 +168,26 @@ class Tensor {
     return static_cast<size_t>(num_elements_) * DataTypeSize(dtype_);
   }
   bool IsInitialized() const { return dtype_ != DT_INVALID; }
-  // True if both tensors view the same buffer.
+  // True if both tensors view the same memory (one buffer, or parts of one:
+  // Slice).
   bool SharesBufferWith(const Tensor& other) const {
-    return buffer_ != nullptr && buffer_ == other.buffer_;
+    return buffer_ != nullptr && other.buffer_ != nullptr &&
+           buffer_->root() == other.buffer_->root();
   }
   // True if no other Tensor views this one's buffer: it may then be
-  // written in place without anyone else seeing the change.
-  bool RefCountIsOne() const { return buffer_ != nullptr && buffer_.use_count() == 1; }
+  // written in place without anyone else seeing the change. Never for a
+  // slice that shares another tensor's buffer.
+  bool RefCountIsOne() const {
+    return buffer_ != nullptr && buffer_.use_count() == 1 && !buffer_->is_part();
+  }
+  // Rows [dim0_start, dim0_limit) of the first dimension. As TensorFlow's
+  // Tensor::Slice, the result shares this tensor's buffer, without a copy,
+  // when its first element keeps the buffers' 64-byte alignment (rows of a
+  // multiple of 64 bytes, or start 0); otherwise, and for strings, it is a
+  // copy. Writing into a shared slice writes into this tensor.
+  // InvalidArgument for a scalar or unless 0 <= start <= limit <=
+  // dim_size(0) (TensorFlow stops the program there).
+  absl::StatusOr<Tensor> Slice(int64_t dim0_start, int64_t dim0_limit) const;
 
   void* raw_data() const { return buffer_ ? buffer_->data() : nullptr; }
   template <typename T>

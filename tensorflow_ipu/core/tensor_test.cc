@@ -3,10 +3,13 @@
 
 #include <cstdint>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace tensorflow_ipu {
 namespace {
+
+using ::testing::HasSubstr;
 
 TEST(TensorTest, AllocatesAlignedTypedStorage) {
   Tensor t(DT_FLOAT, TensorShape({3, 5}));
@@ -48,6 +51,58 @@ TEST(TensorTest, FlatInnerDims) {
   auto m2 = v.flat_inner_dims<float, 2>();
   EXPECT_EQ(m2.dimension(0), 1);
   EXPECT_EQ(m2.dimension(1), 2);
+}
+
+TEST(TensorTest, SliceOfAlignedRowsSharesTheBuffer) {
+  std::vector<float> values(4 * 16);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  absl::StatusOr<Tensor> rows;
+  {
+    Tensor base = Tensor::FromVector(values, TensorShape({4, 16}));  // 64-byte rows
+    rows = base.Slice(1, 3);
+    ASSERT_TRUE(rows.ok()) << rows.status();
+    EXPECT_EQ(rows->shape(), TensorShape({2, 16}));
+    EXPECT_TRUE(rows->SharesBufferWith(base));
+    EXPECT_EQ(rows->data<float>(), base.data<float>() + 16);
+    // A shared slice is never "the only reference": an in-place update
+    // (of a variable assigned from it) must not write into the base.
+    EXPECT_FALSE(rows->RefCountIsOne());
+    rows->data<float>()[0] = -1;
+    EXPECT_EQ(base.data<float>()[16], -1);
+  }
+  // The slice keeps the base's memory alive.
+  EXPECT_EQ(rows->data<float>()[0], -1);
+  EXPECT_EQ(rows->data<float>()[31], 47);
+  EXPECT_FALSE(rows->RefCountIsOne());
+  absl::StatusOr<Tensor> none = rows->Slice(2, 2);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->NumElements(), 0);
+}
+
+TEST(TensorTest, SliceOfUnalignedRowsOrStringsIsACopy) {
+  Tensor base = Tensor::FromVector<int32_t>({1, 2, 3, 4, 5, 6}, TensorShape({3, 2}));
+  absl::StatusOr<Tensor> rows = base.Slice(1, 3);  // starts 8 bytes in
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_FALSE(rows->SharesBufferWith(base));
+  EXPECT_EQ(rows->DebugString(), "[[3 4]\n [5 6]]");
+  EXPECT_TRUE(rows->RefCountIsOne());
+  Tensor words = Tensor::Strings({"a", "b", "c"});
+  absl::StatusOr<Tensor> first = words.Slice(0, 2);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_FALSE(first->SharesBufferWith(words));
+  EXPECT_EQ(first->data<std::string>()[1], "b");
+}
+
+TEST(TensorTest, SliceOutsideTheRowsIsAnError) {
+  Tensor base = Tensor::FromVector<float>({1, 2, 3}, TensorShape({3}));
+  for (auto [start, limit] : {std::pair<int64_t, int64_t>{-1, 2}, {2, 1}, {0, 4}}) {
+    absl::StatusOr<Tensor> t = base.Slice(start, limit);
+    EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument) << start << ", " << limit;
+    EXPECT_THAT(std::string(t.status().message()), HasSubstr("are not within the 3 rows"));
+  }
+  absl::StatusOr<Tensor> scalar = Tensor::Scalar<float>(1).Slice(0, 0);
+  EXPECT_EQ(scalar.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(scalar.status().message()), HasSubstr("rank 1 or more"));
 }
 
 TEST(TensorTest, CreateRejectsPartialAndHugeShapes) {
