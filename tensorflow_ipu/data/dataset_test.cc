@@ -115,6 +115,41 @@ TEST(DatasetTest, BatchOfSlicesIsTheStackOfTheSlices) {
   EXPECT_EQ(rows[1].DebugString(), "[7 8 9]") << "untouched at the end";
 }
 
+// A batch of slices in order is the component's rows without a copy where
+// they start 64-byte aligned (Tensor::Slice); otherwise, and after a
+// shuffle, a copy. The values are the same either way.
+TEST(DatasetTest, InOrderBatchesOfAlignedRowsShareTheComponent) {
+  Tensor images(DT_FLOAT, TensorShape({6, 16}));  // 64-byte rows
+  for (int i = 0; i < 96; ++i) images.data<float>()[i] = static_cast<float>(i);
+  Tensor labels = Tensor::FromVector<int32_t>({0, 1, 2, 3, 4, 5}, TensorShape({6}));
+  absl::StatusOr<Dataset> ds = Dataset::FromTensorSlices({images, labels});
+  ASSERT_TRUE(ds.ok()) << ds.status();
+  std::vector<Element> batches = All(ds->Batch(2, true));
+  ASSERT_EQ(batches.size(), 3u);
+  for (size_t b = 0; b < 3; ++b) {
+    EXPECT_TRUE(batches[b][0].SharesBufferWith(images)) << b;
+    EXPECT_EQ(batches[b][0].data<float>(), images.data<float>() + 32 * b) << b;
+    EXPECT_FALSE(batches[b][0].RefCountIsOne()) << b;
+    EXPECT_EQ(batches[b][0].shape(), TensorShape({2, 16}));
+    // Labels rows are 4 bytes: only the first batch starts aligned.
+    EXPECT_EQ(batches[b][1].SharesBufferWith(labels), b == 0) << b;
+    EXPECT_EQ(batches[b][1].DebugString(), absl::StrCat("[", 2 * b, " ", 2 * b + 1, "]"));
+  }
+  std::vector<Element> shuffled = All(ds->Shuffle(6, /*seed=*/7).Batch(3, true));
+  ASSERT_EQ(shuffled.size(), 2u);
+  std::vector<int> seen;
+  for (const Element& e : shuffled) {
+    EXPECT_FALSE(e[0].SharesBufferWith(images));
+    for (int r = 0; r < 3; ++r) {
+      const int label = e[1].data<int32_t>()[r];
+      seen.push_back(label);
+      EXPECT_EQ(e[0].data<float>()[16 * r], 16.f * label) << "row " << r;
+    }
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+}
+
 // Strings are copied as strings when sliced and batched (long ones too,
 // beyond any small-string buffer), not as bytes.
 TEST(DatasetTest, StringsSliceAndBatchAsStrings) {
