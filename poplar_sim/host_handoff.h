@@ -8,6 +8,11 @@
 // at a quarter of the speed of its own cache. There, children of a sequence
 // run side by side (lanes) cost more than they save unless they are large:
 // the benchmark MLP's training step ran 8% faster without its small lanes.
+// So did it on a Xeon VM with a 167 ns round trip (the plain loop 8-13%,
+// gradient accumulation 12-17%, the pipeline 7%; replicas and the Keras
+// CNN unchanged), so only a hand-off faster than that (the cores of one
+// bare-metal socket, about 40-80 ns; not measured here) keeps the small
+// lanes.
 //
 //   uint64_t minWork = options.minLaneWork.value_or(
 //       DefaultMinLaneWork(HostHandOffRoundTripNs()));
@@ -29,8 +34,8 @@ uint64_t HostHandOffRoundTripNs();
 // The same measurement, made now and within `budgetMicros`; 0 as above.
 uint64_t MeasureHostHandOffRoundTripNs(unsigned budgetMicros);
 
-// Above this round trip a hand-off is slow (the machine described above).
-inline constexpr uint64_t kSlowHandOffNs = 300;
+// Above this round trip a hand-off is slow (the machines described above).
+inline constexpr uint64_t kSlowHandOffNs = 100;
 // debug.minLaneWork's default: 200,000 (flops and copied elements beside a
 // sequence's longest chain), or 20 times that when the hand-off is slow or
 // unmeasured (0): a machine that cannot give two threads a core each for a

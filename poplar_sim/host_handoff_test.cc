@@ -12,10 +12,11 @@ namespace {
 // could not be measured (two threads could not each get a core).
 TEST(HostHandOffTest, DefaultMinLaneWorkRisesForSlowOrUnmeasuredHandOffs) {
   EXPECT_EQ(DefaultMinLaneWork(0), 4000000u);
-  EXPECT_EQ(DefaultMinLaneWork(120), 200000u);
+  EXPECT_EQ(DefaultMinLaneWork(60), 200000u);
   EXPECT_EQ(DefaultMinLaneWork(kSlowHandOffNs), 200000u);
   EXPECT_EQ(DefaultMinLaneWork(kSlowHandOffNs + 1), 4000000u);
-  EXPECT_EQ(DefaultMinLaneWork(480), 4000000u);
+  EXPECT_EQ(DefaultMinLaneWork(167), 4000000u);  // the Xeon VMs
+  EXPECT_EQ(DefaultMinLaneWork(480), 4000000u);  // the AMD VM
 }
 
 // A round trip takes more than a nanosecond and much less than the
