@@ -107,8 +107,8 @@ absl::StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
 absl::StatusOr<Tensor> Tensor::Slice(int64_t dim0_start, int64_t dim0_limit) const {
   if (dims() < 1 || buffer_ == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "Slice needs a tensor of rank 1 or more with values, got a ", DataTypeString(dtype_),
-        " tensor of shape ", shape_.DebugString()));
+        "Slice needs a tensor of rank 1 or more with values; this one has type ",
+        DataTypeString(dtype_), " and shape ", shape_.DebugString()));
   }
   if (dim0_start < 0 || dim0_start > dim0_limit || dim0_limit > dim_size(0)) {
     return absl::InvalidArgumentError(absl::StrCat("Slice: rows [", dim0_start, ", ",

@@ -6,8 +6,11 @@
 // Found by tools/fuzz/graph_def_binary_fuzzer: a GraphDef casting a NaN to
 // int32 was undefined behaviour in the CPU kernel (UBSan:
 // "-nan is outside the range of representable values of type 'int'").
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -75,6 +78,48 @@ TEST(BadValuesTest, ValuesForAShapeThatOverflows) {
   EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(t.status().message()),
               HasSubstr("shape [4294967296,4294967296,2] has more than 2^38 elements"));
+}
+
+// Tensor::Slice with rows outside the tensor, from the extremes of int64,
+// on tensors without rows (a scalar, an uninitialised tensor, a resource
+// handle) and on an empty one: an InvalidArgument naming the rows, never a
+// read outside the buffer. Slices taken on several threads at once share
+// one buffer safely.
+TEST(BadValuesTest, SliceRowsOutsideTheTensor) {
+  Tensor t = Tensor::FromVector<float>({1, 2, 3, 4}, TensorShape({2, 2}));
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::lowest();
+  for (auto [start, limit] : std::vector<std::pair<int64_t, int64_t>>{
+           {kMin, 1}, {0, kMax}, {kMax, kMax}, {kMin, kMin}, {-1, -1}, {2, 1}, {3, 3}}) {
+    absl::StatusOr<Tensor> s = t.Slice(start, limit);
+    EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument) << start << ", " << limit;
+    EXPECT_THAT(std::string(s.status().message()), HasSubstr("are not within the 2 rows"));
+  }
+  for (const Tensor& rowless : {Tensor::Scalar<float>(1), Tensor()}) {
+    absl::StatusOr<Tensor> s = rowless.Slice(0, 0);
+    EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(s.status().message()), HasSubstr("rank 1 or more"));
+  }
+  Tensor empty(DT_FLOAT, TensorShape({0, 5}));
+  absl::StatusOr<Tensor> none = empty.Slice(0, 0);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->shape(), TensorShape({0, 5}));
+
+  Tensor big(DT_FLOAT, TensorShape({64, 16}));
+  for (int i = 0; i < 64 * 16; ++i) big.data<float>()[i] = static_cast<float>(i);
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int k = 0; k < 4; ++k) {
+    threads.emplace_back([&big, &wrong, k] {
+      for (int r = 0; r < 1000; ++r) {
+        const int64_t row = (r + k) % 64;
+        absl::StatusOr<Tensor> s = big.Slice(row, row + 1);
+        if (!s.ok() || s->data<float>()[0] != 16.f * row) ++wrong;
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 // A name TensorFlow refuses, given through the client Scope: the scope's
