@@ -28,6 +28,20 @@ std::vector<std::tuple<uint32_t, int64_t, int64_t, int64_t>> Key(
   return out;
 }
 
+// `rounds` times over: a test::SumVector vertex per tensor, its "in"
+// connected to it. The vertices in order.
+std::vector<uint32_t> ConnectInTurn(VertexStore& s, const std::vector<Tensor>& tensors,
+                                    int rounds) {
+  std::vector<uint32_t> vs;
+  for (int round = 0; round < rounds; ++round) {
+    for (const Tensor& t : tensors) {
+      vs.push_back(s.addVertex("test::SumVector", 0));
+      s.connect(vs.back(), "in", t);
+    }
+  }
+  return vs;
+}
+
 TEST(VertexStoreTest, ResolvesTheTypeOnceAndKeepsItsFields) {
   VertexStore s;
   const uint32_t a = s.addVertex("test::AddVectors", 2);
@@ -134,13 +148,7 @@ TEST(VertexStoreTest, PatternsWithLargeNumbersKeepThem) {
       rows.reverse(0).flatten(),                                     // delta -8
       rows.slice({0, 1}, {4, 2}).reverse(0).flatten()};              // stride -8
   VertexStore s;
-  std::vector<uint32_t> vs;
-  for (int round = 0; round < 2; ++round) {
-    for (const Tensor& t : tensors) {
-      vs.push_back(s.addVertex("test::SumVector", 0));
-      s.connect(vs.back(), "in", t);
-    }
-  }
+  const std::vector<uint32_t> vs = ConnectInTurn(s, tensors, 2);
   for (size_t k = 0; k < vs.size(); ++k) {
     EXPECT_EQ(Key(s.connection(vs[k], 0).runs()), Key(tensors[k % tensors.size()].runs())) << k;
   }
@@ -167,7 +175,7 @@ TEST(VertexStoreTest, AParamKeepsEveryBitOfItsValue) {
   for (const double value : {-1.0 / 3.0, 5e-324, -0.0, 1e308}) {
     s.setParam(v, "k", value);
     const std::optional<double> kept = s.param(v, 1);
-    ASSERT_TRUE(kept.has_value());
+    ASSERT_TRUE(kept.has_value()) << "no value kept for " << value;
     EXPECT_EQ(std::memcmp(&*kept, &value, sizeof(double)), 0) << value;
   }
 }
@@ -187,13 +195,7 @@ TEST(VertexStoreTest, EachConnectionKeepsItsShapeNameAndType) {
       var(4, HALF, {3}, "b"),     var(5, HALF, {6}, "b"),
       var(6, HALF, {3}, "b").broadcast(2, 0), var(7, FLOAT, {6}, "b")};
   VertexStore s;
-  std::vector<uint32_t> vs;
-  for (int round = 0; round < 3; ++round) {
-    for (const Tensor& t : tensors) {
-      vs.push_back(s.addVertex("test::SumVector", 0));
-      s.connect(vs.back(), "in", t);
-    }
-  }
+  const std::vector<uint32_t> vs = ConnectInTurn(s, tensors, 3);
   for (size_t k = 0; k < vs.size(); ++k) {
     const Tensor& t = tensors[k % tensors.size()];
     const ConnectionView c = s.connection(vs[k], 0);
