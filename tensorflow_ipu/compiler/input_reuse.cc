@@ -63,6 +63,11 @@ bool InputReuse::MayOverwrite(int i, int j, const poplar_sim::Tensor& t,
       op.pipeline_unit >= 0) {
     return false;
   }
+  // An argument's tensor is filled by its stream each run; written by
+  // nothing else, the engine lends it the host's fed buffer instead of
+  // copying it in (poplar_sim/engine_borrowed_records.cc), which a write
+  // would prevent (and the copy costs more than the new tensor saves).
+  if (producer.op() == kArgOp) return false;
   const OpDef* def = producer.op_def();
   if (def == nullptr || def->is_stateful || def->passes_through || def->is_resource_handle ||
       def->is_reference_variable || def->loop_boundary != LoopBoundary::kNone) {

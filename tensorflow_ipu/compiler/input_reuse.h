@@ -17,7 +17,8 @@
 //    pass values through FIFOs and stashes);
 //  - op k computes its value afresh each time: it is not stateful, not a
 //    pass-through (Const, Identity, ReadVariableOp), not a variable or its
-//    handle, not a loop boundary;
+//    handle, not a loop boundary, not an argument (the engine reads a fed
+//    argument from the host's buffer as long as nothing writes it);
 //  - none of the value's elements is a constant, a resource variable's
 //    tensor, or repeated, and no other value viewing its memory (a
 //    reshape, a slice) is read after op i.

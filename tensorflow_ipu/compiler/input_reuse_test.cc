@@ -91,6 +91,15 @@ TEST(InputReuseTest, AFreshValueThatOnlyTheSumReadsMayBeOverwritten) {
   EXPECT_TRUE(t.SumMayOverwrite());
 }
 
+// The engine reads a fed argument from the host's buffer only while no
+// step of the program writes it.
+TEST(InputReuseTest, AnArgumentIsKept) {
+  ReuseIr t;
+  t.AddSum(t.a);
+  t.ir.results = {{t.sum, 0}, {t.product, 0}};
+  EXPECT_FALSE(t.SumMayOverwrite());
+}
+
 TEST(InputReuseTest, AValueReadAfterTheSumIsKept) {
   ReuseIr t;
   t.AddSum(t.product);

@@ -1,5 +1,10 @@
 // Lowerings of element-wise ops: popops maps with numpy broadcasting, one
 // compute set per op, the output mapped like its operand of the same shape.
+// An op whose result has its first operand's shape and type writes it over
+// that operand when nothing reads the operand afterwards (MayOverwriteInput,
+// compiler/input_reuse.h), as the vendor's backend runs element-wise ops in
+// place: no new tensor is live (the profile's memory says so) and the host
+// works on one buffer instead of two.
 #include "absl/status/status.h"
 #include "poplar_sim/popops/cast_fill.h"
 #include "poplar_sim/popops/elementwise.h"
@@ -14,17 +19,38 @@ using poplar_sim::popops::UnaryOpType;
 
 LoweringFn Unary(UnaryOpType type) {
   return [type](LoweringContext& ctx) {
-    ctx.SetOutput(0, poplar_sim::popops::map(ctx.graph(), type, ctx.input(0),
-                                             ctx.prog(), ctx.op().name()));
+    const poplar_sim::Tensor a = ctx.input(0);
+    if (a.valid() && poplar_sim::popops::supportsUnary(type, a.elementType()) &&
+        poplar_sim::popops::unaryOutputType(type, a.elementType()) == a.elementType() &&
+        ctx.MayOverwriteInput(0)) {
+      poplar_sim::popops::mapInPlace(ctx.graph(), type, a, ctx.prog(), ctx.op().name());
+      ctx.SetOutput(0, a);
+      return absl::OkStatus();
+    }
+    ctx.SetOutput(0, poplar_sim::popops::map(ctx.graph(), type, a, ctx.prog(), ctx.op().name()));
     return absl::OkStatus();
   };
 }
 
+// op(input(a), input(b)), written over input(a) when it may be (see above).
+void LowerBinary(LoweringContext& ctx, BinaryOpType type, int a, int b) {
+  const poplar_sim::Tensor x = ctx.input(a), y = ctx.input(b);
+  if (x.valid() && y.valid() && x.elementType() == y.elementType() &&
+      poplar_sim::popops::supportsBinary(type, x.elementType()) &&
+      poplar_sim::popops::binaryOutputType(type, x.elementType()) == x.elementType()) {
+    const auto shape = poplar_sim::popops::broadcastShapes(x.shape(), y.shape());
+    if (shape.ok() && *shape == x.shape() && ctx.MayOverwriteInput(a)) {
+      poplar_sim::popops::mapInPlace(ctx.graph(), type, x, y, ctx.prog(), ctx.op().name());
+      ctx.SetOutput(0, x);
+      return;
+    }
+  }
+  ctx.SetOutput(0, poplar_sim::popops::map(ctx.graph(), type, x, y, ctx.prog(), ctx.op().name()));
+}
+
 LoweringFn Binary(BinaryOpType type) {
   return [type](LoweringContext& ctx) {
-    ctx.SetOutput(0, poplar_sim::popops::map(ctx.graph(), type, ctx.input(0),
-                                             ctx.input(1), ctx.prog(),
-                                             ctx.op().name()));
+    LowerBinary(ctx, type, 0, 1);
     return absl::OkStatus();
   };
 }
@@ -34,9 +60,7 @@ LoweringFn Binary(BinaryOpType type) {
 LoweringFn Gradient(BinaryOpType type, bool swap) {
   return [type, swap](LoweringContext& ctx) {
     const int a = swap ? 1 : 0;
-    ctx.SetOutput(0, poplar_sim::popops::map(ctx.graph(), type, ctx.input(a),
-                                             ctx.input(1 - a), ctx.prog(),
-                                             ctx.op().name()));
+    LowerBinary(ctx, type, a, 1 - a);
     return absl::OkStatus();
   };
 }

@@ -36,8 +36,16 @@ absl::Status LowerBiasAdd(LoweringContext& ctx) {
     dims[0] = bias.dim(0);
     bias = bias.reshape(dims);
   }
-  ctx.SetOutput(0, poplar_sim::popops::add(ctx.graph(), ctx.input(0), bias,
-                                           ctx.prog(), ctx.op().name()));
+  // In place when nothing reads the input afterwards (a layer's product),
+  // as the element-wise lowerings do (elementwise.cc).
+  const poplar_sim::Tensor value = ctx.input(0);
+  if (value.valid() && bias.valid() && value.elementType() == bias.elementType() &&
+      ctx.MayOverwriteInput(0)) {
+    poplar_sim::popops::addInPlace(ctx.graph(), value, bias, ctx.prog(), ctx.op().name());
+    ctx.SetOutput(0, value);
+    return absl::OkStatus();
+  }
+  ctx.SetOutput(0, poplar_sim::popops::add(ctx.graph(), value, bias, ctx.prog(), ctx.op().name()));
   return absl::OkStatus();
 }
 REGISTER_IPU_LOWERING("BiasAdd", LowerBiasAdd);
