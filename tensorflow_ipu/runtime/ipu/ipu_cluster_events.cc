@@ -66,6 +66,9 @@ void RecordClusterRun(const std::string& cluster, int ordinal,
                       const std::vector<MovedVariable>& restored, double begin,
                       const std::string& execution_report,
                       IpuEventTrace* trace) {
+  // Every run comes here; a trace nobody enabled would drop each event
+  // after it was built (a few protobufs and a clock read a step).
+  if (!trace->enabled()) return;
   const double end = std::max(TraceNowSeconds(), begin);
   RecordVariableTransfer(IpuTraceEvent::DEVICE_TO_HOST_TRANSFER, ordinal, saved,
                          begin, trace);
