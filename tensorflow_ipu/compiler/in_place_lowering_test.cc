@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/compiler/cluster_compiler.h"
+#include "tensorflow_ipu/compiler/float_node_def.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 
 namespace tensorflow_ipu {
@@ -14,14 +15,6 @@ namespace compiler {
 namespace {
 
 constexpr int kRows = 4, kDepth = 8, kCols = 16;
-
-NodeDef Def(const std::string& name, const std::string& op) {
-  NodeDef d;
-  d.set_name(name);
-  d.set_op(op);
-  (*d.mutable_attr())["T"] = MakeAttrValue(DT_FLOAT);
-  return d;
-}
 
 // relu(x w + b), and x w itself when `fetch_product` (then read after the
 // BiasAdd, by the host).
@@ -34,14 +27,14 @@ struct Layer {
     const int x = ir.AddArg("x:0", DT_FLOAT, TensorShape({kRows, kDepth}));
     const int w = ir.AddArg("w:0", DT_FLOAT, TensorShape({kDepth, kCols}));
     const int b = ir.AddArg("b:0", DT_FLOAT, TensorShape({kCols}));
-    NodeDef mm = Def("dense/MatMul", "MatMul");
+    NodeDef mm = FloatNodeDef("dense/MatMul", "MatMul");
     (*mm.mutable_attr())["transpose_a"] = MakeAttrValue(false);
     (*mm.mutable_attr())["transpose_b"] = MakeAttrValue(false);
     product = ir.AddOp(mm, {{x, 0}, {w, 0}}, {DT_FLOAT}, {out});
-    NodeDef bias = Def("dense/BiasAdd", "BiasAdd");
+    NodeDef bias = FloatNodeDef("dense/BiasAdd", "BiasAdd");
     (*bias.mutable_attr())["data_format"] = MakeAttrValue(std::string("NHWC"));
     biased = ir.AddOp(bias, {{product, 0}, {b, 0}}, {DT_FLOAT}, {out});
-    relu = ir.AddOp(Def("dense/Relu", "Relu"), {{biased, 0}}, {DT_FLOAT}, {out});
+    relu = ir.AddOp(FloatNodeDef("dense/Relu", "Relu"), {{biased, 0}}, {DT_FLOAT}, {out});
     ir.results = {{relu, 0}};
     if (fetch_product) ir.results.push_back({product, 0});
   }
@@ -101,8 +94,7 @@ TEST(InPlaceLoweringTest, ALayersBiasAndReluLiveInItsProduct) {
   const LayerRun kept = RunLayer(/*fetch_product=*/true);
   ASSERT_EQ(kept.out.size(), 2u);
   EXPECT_EQ(kept.variable_bytes - in_place.variable_bytes, uint64_t{kRows * kCols * 4})
-      << "in place " << in_place.variable_bytes << " bytes, product kept "
-      << kept.variable_bytes;
+      << "in place " << in_place.variable_bytes << " bytes, product kept " << kept.variable_bytes;
 }
 
 // y - transpose(y) over y: the transpose views y's tensor, which the
@@ -113,15 +105,15 @@ TEST(InPlaceLoweringTest, AnInputViewingTheOverwrittenTensorReadsItsOldValues) {
   ir.name = "antisymmetric";
   const TensorShape square({n, n});
   const int x = ir.AddArg("x:0", DT_FLOAT, square);
-  const int y = ir.AddOp(Def("y", "Neg"), {{x, 0}}, {DT_FLOAT}, {square});
-  NodeDef perm_def = Def("perm", "Const");
+  const int y = ir.AddOp(FloatNodeDef("y", "Neg"), {{x, 0}}, {DT_FLOAT}, {square});
+  NodeDef perm_def = FloatNodeDef("perm", "Const");
   (*perm_def.mutable_attr())["dtype"] = MakeAttrValue(DT_INT32);
   const int perm = ir.AddOp(perm_def, {}, {DT_INT32}, {TensorShape({2})});
   ir.ops[perm].constant = Tensor::FromVector<int32_t>({1, 0}, TensorShape({2}));
-  NodeDef transpose = Def("yt", "Transpose");
+  NodeDef transpose = FloatNodeDef("yt", "Transpose");
   (*transpose.mutable_attr())["Tperm"] = MakeAttrValue(DT_INT32);
   const int yt = ir.AddOp(transpose, {{y, 0}, {perm, 0}}, {DT_FLOAT}, {square});
-  const int z = ir.AddOp(Def("z", "Sub"), {{y, 0}, {yt, 0}}, {DT_FLOAT}, {square});
+  const int z = ir.AddOp(FloatNodeDef("z", "Sub"), {{y, 0}, {yt, 0}}, {DT_FLOAT}, {square});
   ir.results = {{z, 0}};
   poplar_sim::IPUModel model("ipu2");
   model.tilesPerIPU = 4;

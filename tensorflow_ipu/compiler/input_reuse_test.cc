@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "poplar_sim/device.h"
 #include "tensorflow_ipu/compiler/cluster_compiler.h"
+#include "tensorflow_ipu/compiler/float_node_def.h"
 #include "tensorflow_ipu/compiler/value_liveness.h"
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/ipu_attrs.h"
@@ -20,16 +21,8 @@ namespace {
 
 const TensorShape kShape({256});
 
-NodeDef Def(const std::string& name, const std::string& op) {
-  NodeDef d;
-  d.set_name(name);
-  d.set_op(op);
-  (*d.mutable_attr())["T"] = MakeAttrValue(DT_FLOAT);
-  return d;
-}
-
 NodeDef Sum(const std::string& name) {
-  NodeDef d = Def(name, "IpuCrossReplicaSum");
+  NodeDef d = FloatNodeDef(name, "IpuCrossReplicaSum");
   (*d.mutable_attr())["replica_group_size"] = MakeAttrValue(int64_t{0});
   return d;
 }
@@ -43,14 +36,14 @@ struct ReuseIr {
     ir.replication_factor = 2;
     a = ir.AddArg("a:0", DT_FLOAT, kShape);
     b = ir.AddArg("b:0", DT_FLOAT, kShape);
-    product = ir.AddOp(Def("product", "Mul"), {{a, 0}, {b, 0}}, {DT_FLOAT}, {kShape});
+    product = ir.AddOp(FloatNodeDef("product", "Mul"), {{a, 0}, {b, 0}}, {DT_FLOAT}, {kShape});
   }
   int AddSum(int input) {
     sum = ir.AddOp(Sum("sum"), {{input, 0}}, {DT_FLOAT}, {kShape});
     return sum;
   }
   int Add(const std::string& name, const std::string& op, std::vector<ValueRef> inputs) {
-    return ir.AddOp(Def(name, op), std::move(inputs), {DT_FLOAT}, {kShape});
+    return ir.AddOp(FloatNodeDef(name, op), std::move(inputs), {DT_FLOAT}, {kShape});
   }
 
   // Whether the sum may overwrite its input. Each op's value is a new
@@ -144,7 +137,7 @@ TEST(InputReuseTest, APassThroughProducerIsKept) {
 // accumulator's): never overwritten.
 TEST(InputReuseTest, AStatefulProducerIsKept) {
   ReuseIr t;
-  NodeDef random = Def("random", "RandomUniform");
+  NodeDef random = FloatNodeDef("random", "RandomUniform");
   (*random.mutable_attr())["dtype"] = MakeAttrValue(DT_FLOAT);
   (*random.mutable_attr())["T"] = MakeAttrValue(DT_INT32);
   const int r = t.ir.AddOp(random, {{t.a, 0}}, {DT_FLOAT}, {kShape});
@@ -194,7 +187,7 @@ TEST(InputReuseTest, AViewOfAValueFromBeforeTheLoopIsKept) {
 TEST(InputReuseTest, AValueALoopExitReadsIsKept) {
   ReuseIr t;
   (*t.ir.ops[t.product].def.mutable_attr())[kLoopAttr] = MakeAttrValue("loop");
-  NodeDef exit = Def("exit", "IpuLoopExit");
+  NodeDef exit = FloatNodeDef("exit", "IpuLoopExit");
   (*exit.mutable_attr())[kLoopAttr] = MakeAttrValue("loop");
   t.ir.AddOp(exit, {{t.product, 0}}, {DT_FLOAT}, {kShape});
   t.AddSum(t.product);
