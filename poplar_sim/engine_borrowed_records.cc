@@ -87,6 +87,8 @@ void EngineImpl::planBorrowedRecords() {
       // No default: a new kind of step must say what it reads and writes.
     }
   }
+  writtenVariables_.assign(numVars, false);
+  for (size_t v = 0; v < numVars; ++v) writtenVariables_[v] = !writers[v].empty();
   std::vector<bool> hostTouched(numVars, false);
   for (const auto& [handle, access] : graph->hostAccess) {
     for (const ElementRun& r : access.tensor.runs()) hostTouched[r.var] = true;

@@ -174,6 +174,9 @@ struct EngineImpl {
   // The variables some stream step may lend a host record to
   // (engine_borrowed_records.cc).
   std::vector<uint32_t> borrowingVariables_;
+  // Per variable: whether some step of the programs writes it
+  // (planBorrowedRecords; ExecutionContext::writtenDuringRun).
+  std::vector<bool> writtenVariables_;
 
   // engine_compile.cc
   // `threads` (may be null) analyse the compute sets side by side.

@@ -97,6 +97,12 @@ class EngineContext : public ExecutionContext {
   void write(const Tensor& t, const void* src) override { e_.scatter(mem_, t, src); }
   HostThreads* hostThreads() override { return threads_; }
   char* variableData(uint32_t var) override { return mem_.base[var]; }
+  bool writtenDuringRun(const Tensor& t) override {
+    for (const ElementRun& r : t.runs()) {
+      if (r.var >= e_.writtenVariables_.size() || e_.writtenVariables_[r.var]) return true;
+    }
+    return false;
+  }
 
  private:
   const EngineImpl& e_;

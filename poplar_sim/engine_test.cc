@@ -84,6 +84,47 @@ TEST(EngineTest, AddVectorsOverFourTilesWithStreams) {
   EXPECT_EQ(s.cycles, s.cost.cycles() + s.overheadCycles);
 }
 
+// A bulk executor learns which of its tensors some step of the programs
+// writes: a variable only read stays put during a run (a product may then
+// split its work without regard to which thread last wrote it).
+TEST(EngineTest, BulkExecutorsKnowWhichTensorsTheRunWrites) {
+  Device device = SmallDevice(4);
+  Graph graph(device.getTarget());
+  Tensor weights = graph.addVariable(FLOAT, {4}, "weights");  // only read
+  Tensor updated = graph.addVariable(FLOAT, {4}, "updated");  // a compute set writes it
+  Tensor fed = graph.addVariable(FLOAT, {4}, "fed");          // a stream writes it
+  Tensor copied = graph.addVariable(FLOAT, {4}, "copied");    // a copy writes it
+  for (const Tensor& t : {weights, updated, fed, copied}) graph.setTileMapping(t, 0);
+  ComputeSet update = graph.addComputeSet("update");
+  VertexRef v = graph.addVertex(update, "test::AddVectors",
+                                {{"a", weights}, {"b", fed}, {"out", updated}});
+  graph.setTileMapping(v, 0);
+  ComputeSet look = graph.addComputeSet("look");
+  VertexRef w = graph.addVertex(look, "test::AddVectors",
+                                {{"a", weights}, {"b", copied}, {"out", updated}});
+  graph.setTileMapping(w, 0);
+  auto written = std::make_shared<std::vector<bool>>();
+  graph.setBulkExecutor(look, [=](ExecutionContext& ctx) -> absl::Status {
+    *written = {ctx.writtenDuringRun(weights), ctx.writtenDuringRun(updated),
+                ctx.writtenDuringRun(fed), ctx.writtenDuringRun(copied),
+                ctx.writtenDuringRun(concat(weights, updated))};
+    return absl::OkStatus();
+  });
+  DataStream in = graph.addHostToDeviceFIFO("in", FLOAT, 4);
+  Sequence prog({Copy(in, fed), Execute(update), Copy(updated, copied), Execute(look)});
+  ASSERT_TRUE(graph.status().ok()) << graph.status();
+  auto engine = Engine::create(graph, prog);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  std::vector<float> host(4, 1.f);
+  absl::Status s = engine->connectStream("in", host.data(), host.data() + 4);
+  ASSERT_TRUE(s.ok()) << s;
+  s = engine->load(device);
+  ASSERT_TRUE(s.ok()) << s;
+  s = engine->run(0);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_THAT(*written, ElementsAre(false, true, true, true, true));
+}
+
 TEST(EngineTest, RunNeedsTheEngineLoadedAndCountsSwitches) {
   Device device = SmallDevice(2);
   Graph graph(device.getTarget());

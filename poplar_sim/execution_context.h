@@ -51,6 +51,11 @@ class ExecutionContext {
   // them (ElementRun positions are elements from here). Every run of a valid
   // view lies within its variable: views are bounds-checked when made.
   virtual char* variableData(uint32_t var) = 0;
+  // Whether some step of the engine's programs (a compute set, a copy, a
+  // stream, a reduction) writes part of `t`'s storage, so that it may
+  // change during a run; true when not known. Constant weights stay in one
+  // core's cache from run to run, whichever thread reads them.
+  virtual bool writtenDuringRun(const Tensor& t) { return true; }
 };
 
 using BulkExecutor = std::function<absl::Status(ExecutionContext&)>;

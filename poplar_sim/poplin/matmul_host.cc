@@ -51,8 +51,16 @@ bool SplitByDepth(ExecutionContext& ctx, const FloatOperand& a, const FloatOpera
   // the other thread fetch every line of it from this core before writing.
   std::unique_ptr<float[]> second(new float[m * n]);
   std::atomic<bool> ok{true};
+  // The boundary may leave the second rows the more (400 of the first
+  // layer's 784), and the helper thread starts last. Weights nothing
+  // writes during the run stay in whichever core's cache reads them, so
+  // the calling thread (part 0) then takes the larger part: the sum of the
+  // two products, the same either way round (a float addition commutes),
+  // is ready sooner. Weights the run updates keep the update's split.
+  const bool callerTakesSecondRows = k - half > half && !ctx.writtenDuringRun(b.storage);
   auto multiply = [&](unsigned part) {
-    const size_t k0 = part == 0 ? 0 : half, depth = part == 0 ? half : k - half;
+    const unsigned rows = callerTakesSecondRows ? 1 - part : part;
+    const size_t k0 = rows == 0 ? 0 : half, depth = rows == 0 ? half : k - half;
     // Columns [k0, k0 + depth) of op(a), rows [k0, k0 + depth) of op(b).
     const float* ap = av + (a.transposed ? k0 * lda : k0);
     const float* bp = bv + (b.transposed ? k0 : k0 * ldb);
