@@ -98,6 +98,7 @@ class EngineContext : public ExecutionContext {
   HostThreads* hostThreads() override { return threads_; }
   char* variableData(uint32_t var) override { return mem_.base[var]; }
   bool writtenDuringRun(const Tensor& t) override {
+    if (!t.valid()) return true;  // not known
     for (const ElementRun& r : t.runs()) {
       if (r.var >= e_.writtenVariables_.size() || e_.writtenVariables_[r.var]) return true;
     }

@@ -107,7 +107,9 @@ TEST(EngineTest, BulkExecutorsKnowWhichTensorsTheRunWrites) {
   graph.setBulkExecutor(look, [=](ExecutionContext& ctx) -> absl::Status {
     *written = {ctx.writtenDuringRun(weights), ctx.writtenDuringRun(updated),
                 ctx.writtenDuringRun(fed), ctx.writtenDuringRun(copied),
-                ctx.writtenDuringRun(concat(weights, updated))};
+                ctx.writtenDuringRun(concat(weights, updated)),
+                ctx.writtenDuringRun(weights.slice(0, 0)),
+                ctx.writtenDuringRun(Tensor::makeError(absl::InternalError("no tensor")))};
     return absl::OkStatus();
   });
   DataStream in = graph.addHostToDeviceFIFO("in", FLOAT, 4);
@@ -122,7 +124,9 @@ TEST(EngineTest, BulkExecutorsKnowWhichTensorsTheRunWrites) {
   ASSERT_TRUE(s.ok()) << s;
   s = engine->run(0);
   ASSERT_TRUE(s.ok()) << s;
-  EXPECT_THAT(*written, ElementsAre(false, true, true, true, true));
+  // A view of a written variable is written; an empty view holds nothing
+  // to write; of an invalid tensor nothing is known.
+  EXPECT_THAT(*written, ElementsAre(false, true, true, true, true, false, true));
 }
 
 TEST(EngineTest, RunNeedsTheEngineLoadedAndCountsSwitches) {
