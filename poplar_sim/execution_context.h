@@ -53,8 +53,11 @@ class ExecutionContext {
   virtual char* variableData(uint32_t var) = 0;
   // Whether some step of the engine's programs (a compute set, a copy, a
   // stream, a reduction) writes part of `t`'s storage, so that it may
-  // change during a run; true when not known. Constant weights stay in one
-  // core's cache from run to run, whichever thread reads them.
+  // change during a run; true when not known (an invalid tensor, a
+  // variable the engine does not have). Constant weights stay in one
+  // core's cache from run to run, whichever thread reads them. A hint for
+  // where host work runs, never for values; safe from several host
+  // threads at once.
   virtual bool writtenDuringRun(const Tensor& t) { return true; }
 };
 

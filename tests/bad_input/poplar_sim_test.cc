@@ -23,6 +23,58 @@ using namespace program;  // NOLINT: the Poplar style
 using namespace bad_input;  // NOLINT: the shared checks and fixture
 using ::testing::HasSubstr;
 
+// --- ExecutionContext::writtenDuringRun ------------------------------------
+
+// A bulk executor asks about hostile tensors (invalid, empty, a reshape to
+// an overflowing shape, a tensor of another graph whose variable does not
+// exist here) from four host threads at once: "not known" (true) for what
+// the engine cannot place, false for what holds nothing, no crash; the
+// engine then runs again.
+TEST_F(PoplarSimBadInputTest, WrittenDuringRunOfHostileTensorsFromFourThreads) {
+  Device device = testing::SmallDevice(4);
+  Graph graph(device.getTarget());
+  Tensor weights = graph.addVariable(FLOAT, {8}, "weights");
+  Tensor out = graph.addVariable(FLOAT, {8}, "out");
+  graph.setTileMapping(weights, 0);
+  graph.setTileMapping(out, 0);
+  Graph other(device.getTarget());
+  for (int i = 0; i < 5; ++i) other.addVariable(FLOAT, {2}, absl::StrCat("v", i));
+  Tensor foreign = other.addVariable(FLOAT, {2}, "foreign");  // variable 5: none here
+  // A view with a shape whose product overflows is an invalid tensor.
+  Tensor huge = weights.reshape({k2p63, k2p63});
+  ComputeSet cs = graph.addComputeSet("ask");
+  VertexRef v = graph.addVertex(cs, "test::AddVectors", {{"a", weights}, {"b", weights}, {"out", out}});
+  graph.setTileMapping(v, 0);
+  auto answers = std::make_shared<std::vector<std::vector<bool>>>(4);
+  graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) -> absl::Status {
+    ctx.hostThreads()->parallelFor(4, [&](unsigned t) {
+      for (int round = 0; round < 100; ++round) {
+        (*answers)[t] = {ctx.writtenDuringRun(Tensor::makeError(absl::InternalError("none"))),
+                         ctx.writtenDuringRun(weights.slice(4, 4)),
+                         ctx.writtenDuringRun(huge), ctx.writtenDuringRun(foreign),
+                         ctx.writtenDuringRun(weights), ctx.writtenDuringRun(out)};
+      }
+    });
+    return absl::OkStatus();
+  });
+  Sequence prog({Execute(cs)});
+  auto engine = Engine::create(graph, prog);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  SpawnedHostThreads threads(4);
+  engine->setHostThreads(&threads);
+  absl::Status s = engine->load(device);
+  ASSERT_TRUE(s.ok()) << s;
+  for (int run = 0; run < 2; ++run) {
+    s = engine->run(0);
+    ASSERT_TRUE(s.ok()) << s;
+    for (unsigned t = 0; t < 4; ++t) {
+      EXPECT_THAT((*answers)[t], ::testing::ElementsAre(true, false, true, true, false, true))
+          << "thread " << t << ", run " << run;
+    }
+  }
+  engine->setHostThreads(nullptr);
+}
+
 // --- Streams and host buffers -----------------------------------------------
 
 TEST_F(PoplarSimBadInputTest, ConnectStreamNullBuffer) {
