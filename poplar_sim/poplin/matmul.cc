@@ -28,6 +28,7 @@ using matmul_internal::kHostSplitGrain;
 using matmul_internal::kHostSplitMacs;
 using matmul_internal::ReduceWorkerCycles;
 using matmul_internal::RowMajor;
+using matmul_internal::SplitsByDepth;
 using matmul_internal::StorageOrderIsFree;
 using matmul_internal::WithFloatMatrices;
 using matmul_internal::WriteFloats;
@@ -264,6 +265,13 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
   // vertices connect (execution_context.h). One product for the whole
   // matrix (oneDNN's or Eigen's: DnnlProduct).
   const Tensor product = sk > 1 ? partials[0] : c;
+  // A float product that the host computes as two products over the halves
+  // of its depth (SplitsByDepth), planned with partial planes, leaves the
+  // second half's product in the second plane and the reduction adds the
+  // two: no temporary, and no copy of the first plane into the output. The
+  // bits are those of the sum made in DnnlProduct (one addition).
+  const bool twoPlanes = sk > 1 && type == FLOAT && !hostProduct && SplitsByDepth(m, k, n);
+  const Tensor secondPlane = twoPlanes ? partials[1] : Tensor();
   if (type == FLOAT || sk > 1) {
     const bool eitherOrder = StorageOrderIsFree(m, k, n);
     const bool halfOperands = type != FLOAT;
@@ -272,12 +280,22 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
     graph.setBulkExecutor(cs, [=](ExecutionContext& ctx) {
       WriteView<float> cv(ctx, product);
       Eigen::Map<RowMajor> cm(cv.data(), m, n);
+      if (twoPlanes) {
+        WriteView<float> second(ctx, secondPlane);
+        if (DnnlProduct(ctx, fa, fb, m, k, n, cv.data(), second.data())) {
+          return absl::OkStatus();
+        }
+        // oneDNN refused: the whole product goes into the first plane (by
+        // Eigen, below), and adding -0 to it in the reduction keeps every
+        // value, -0 included.
+        std::fill(second.data(), second.data() + m * n, -0.f);
+      }
       if (hostProduct && !halfOperands && hostProduct(ctx, cv.data())) return absl::OkStatus();
       if (halfOperands) {
         cm = HalfAsFloat(ctx, a, m, k) * HalfAsFloat(ctx, b, k, n);
         return absl::OkStatus();
       }
-      if (DnnlProduct(ctx, fa, fb, m, k, n, cv.data())) return absl::OkStatus();
+      if (!twoPlanes && DnnlProduct(ctx, fa, fb, m, k, n, cv.data())) return absl::OkStatus();
       WithFloatMatrices(ctx, fa, fb, [&](const auto& am, const auto& bm) {
         if (m * n * k < kHostSplitMacs) {
           cm.noalias() = am * bm;
@@ -322,6 +340,12 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
   });
   graph.setBulkExecutor(rcs, [=](ExecutionContext& ctx) {
     ReadView<float> p(ctx, product);
+    if (twoPlanes) {
+      ReadView<float> second(ctx, secondPlane);
+      WriteView<float> out(ctx, c);
+      for (size_t i = 0; i < m * n; ++i) out[i] = p[i] + second[i];
+      return absl::OkStatus();
+    }
     WriteFloats(ctx, c, p.data(), m * n);
     return absl::OkStatus();
   });

@@ -45,11 +45,16 @@ namespace {
 // on the AMD VM of the day before the two were within the noise.
 bool SplitByDepth(ExecutionContext& ctx, const FloatOperand& a, const FloatOperand& b, size_t m,
                   size_t k, size_t n, const float* av, size_t lda, const float* bv, size_t ldb,
-                  float* out) {
+                  float* out, float* secondOut) {
   const size_t half = (k + kHostSplitGrain) / (2 * kHostSplitGrain) * kHostSplitGrain;
   // Not zeroed: the product overwrites it, and zeroing it here would make
   // the other thread fetch every line of it from this core before writing.
-  std::unique_ptr<float[]> second(new float[m * n]);
+  std::unique_ptr<float[]> own;
+  float* second = secondOut;
+  if (second == nullptr) {
+    own.reset(new float[m * n]);
+    second = own.get();
+  }
   std::atomic<bool> ok{true};
   // The boundary may leave the second rows the more (400 of the first
   // layer's 784), and the helper thread starts last. Weights nothing
@@ -65,7 +70,7 @@ bool SplitByDepth(ExecutionContext& ctx, const FloatOperand& a, const FloatOpera
     const float* ap = av + (a.transposed ? k0 * lda : k0);
     const float* bp = bv + (b.transposed ? k0 : k0 * ldb);
     if (!dnnl_one_thread::Sgemm(a.transposed, b.transposed, m, n, depth, ap, lda, bp, ldb,
-                                part == 0 ? out : second.get(), n)) {
+                                part == 0 ? out : second, n)) {
       ok = false;
     }
   };
@@ -76,7 +81,9 @@ bool SplitByDepth(ExecutionContext& ctx, const FloatOperand& a, const FloatOpera
     multiply(1);
   }
   if (!ok) return false;
-  for (size_t i = 0; i < m * n; ++i) out[i] += second[i];
+  if (secondOut == nullptr) {
+    for (size_t i = 0; i < m * n; ++i) out[i] += second[i];
+  }
   return true;
 }
 
@@ -100,8 +107,13 @@ bool SplitOverThreads(ExecutionContext& ctx, size_t m, size_t n, const Block& bl
 
 }  // namespace
 
+bool SplitsByDepth(size_t m, size_t k, size_t n) {
+  return dnnl_one_thread::FasterThanEigen(m, n, k) && m * n * k >= kDnnlSplitMacs &&
+         m < kHostSplitGrain && k >= 2 * kHostSplitGrain;
+}
+
 bool DnnlProduct(ExecutionContext& ctx, const FloatOperand& a, const FloatOperand& b, size_t m,
-                 size_t k, size_t n, float* out) {
+                 size_t k, size_t n, float* out, float* depthSecondPart) {
   if (!dnnl_one_thread::FasterThanEigen(m, n, k)) return false;
   // Each operand's storage is row-major: the matrix itself, or its
   // transpose (then read transposed).
@@ -111,10 +123,11 @@ bool DnnlProduct(ExecutionContext& ctx, const FloatOperand& a, const FloatOperan
     return dnnl_one_thread::SgemmBlock(a.transposed, b.transposed, r0, rows, c0, cols, k, av.data(),
                                        lda, bv.data(), ldb, out, n);
   };
-  if (m * n * k < kDnnlSplitMacs) return block(0, m, 0, n);
-  if (m < kHostSplitGrain && k >= 2 * kHostSplitGrain) {
-    return SplitByDepth(ctx, a, b, m, k, n, av.data(), lda, bv.data(), ldb, out);
+  if (SplitsByDepth(m, k, n)) {
+    return SplitByDepth(ctx, a, b, m, k, n, av.data(), lda, bv.data(), ldb, out,
+                        depthSecondPart);
   }
+  if (m * n * k < kDnnlSplitMacs) return block(0, m, 0, n);
   return SplitOverThreads(ctx, m, n, block);
 }
 

@@ -138,8 +138,19 @@ inline constexpr size_t kDnnlSplitMacs = size_t{3} << 19;  // 1.5M
 // they have in the whole product (matmul_test), so the values do not
 // depend on the number of threads. False if oneDNN does not take it (the
 // caller then uses Eigen).
+//
+// A product of fewer than kHostSplitGrain rows and a deep sum
+// (SplitsByDepth) is computed as two products over the halves of its depth
+// (at a multiple of kHostSplitGrain, whatever the number of threads), one
+// per host thread, and the second added to the first in `out`; given
+// `depthSecondPart` [m,n], the second goes there instead and is not added
+// (a product planned with several partial planes: the reduction adds them).
 bool DnnlProduct(ExecutionContext& ctx, const FloatOperand& a, const FloatOperand& b, size_t m,
-                 size_t k, size_t n, float* out);
+                 size_t k, size_t n, float* out, float* depthSecondPart = nullptr);
+
+// Whether DnnlProduct computes the product [m,k] x [k,n] as two products
+// over the halves of its depth (decided by the shape alone).
+bool SplitsByDepth(size_t m, size_t k, size_t n);
 
 // c [m,n] (row-major) += scale * a b by oneDNN, split over the host threads
 // as DnnlProduct splits a product (blocks at multiples of kHostSplitGrain,

@@ -13,6 +13,7 @@
 #include "poplar_sim/poputil/tile_mapping.h"
 #include "poplar_sim/testing/run_util.h"
 #include "poplar_sim/testing/test_vertices.h"
+#include "third_party/dnnl/one_thread_sgemm.h"
 
 namespace poplar_sim {
 namespace poplin {
@@ -327,6 +328,46 @@ TEST(MatMulTest, FewRowsSplitByDepthGiveTheProduct) {
         EXPECT_NEAR(c[i], want, 1e-3 * std::max(1.0, std::abs(want)))
             << "element " << i << (bTransposed ? " (b transposed)" : "")
             << (bWritten ? " (b a variable)" : " (b a constant)");
+      }
+    }
+  }
+}
+
+// The MLP's first layer on 16 tiles is planned with partial planes over
+// its depth, and the host computes it as two products over the halves of
+// its depth: the first plane gets one, the second plane the other, and the
+// reduction adds them. So each output element is exactly the sum of the
+// two halves' oneDNN products, with or without host threads.
+TEST(MatMulTest, ADepthSplitIntoPartialPlanesIsTheSumOfItsHalves) {
+  const size_t m = 32, k = 784, n = 256, half = 384;
+  Device device = testing::SmallDevice(16);
+  absl::StatusOr<MatMulPlan> plan =
+      planMatMul(device.getTarget(), device.getTarget().getNumTiles(), FLOAT, m, k, n, 0.6);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_GT(plan->splitK, 1u) << "the product must have partial planes";
+  for (bool bTransposed : {false, true}) {
+    std::vector<float> av(m * k), bv(k * n);
+    for (size_t i = 0; i < av.size(); ++i) av[i] = float((i * 7) % 13) * 0.37f - 2.9f;
+    for (size_t i = 0; i < bv.size(); ++i) bv[i] = float((i * 5) % 11) * 0.113f - 0.7f;
+    // Columns [k0, k0 + depth) of a times rows [k0, k0 + depth) of b.
+    auto part = [&](size_t k0, size_t depth) {
+      std::vector<float> out(m * n);
+      const float* bp = bTransposed ? bv.data() + k0 : bv.data() + k0 * n;
+      EXPECT_TRUE(dnnl_one_thread::Sgemm(false, bTransposed, m, n, depth, av.data() + k0, k, bp,
+                                         bTransposed ? k : n, out.data(), n));
+      return out;
+    };
+    const std::vector<float> first = part(0, half), second = part(half, k - half);
+    for (bool threaded : {false, true}) {
+      CountingThreads two;
+      RunStats stats;
+      std::vector<float> c =
+          RunProduct(m, k, n, bTransposed, threaded ? &two : nullptr, &stats);
+      ASSERT_EQ(c.size(), m * n);
+      for (size_t i = 0; i < m * n; ++i) {
+        ASSERT_EQ(c[i], first[i] + second[i])
+            << "element " << i << (bTransposed ? " (b transposed)" : "")
+            << (threaded ? " (two host threads)" : " (no host threads)");
       }
     }
   }
