@@ -7,25 +7,6 @@
 #include "absl/strings/str_cat.h"
 
 namespace poplar_sim {
-namespace {
-
-// A floating-point value converted to an integer type: truncated toward
-// zero, saturated at the type's range, NaN to 0. C++ leaves the last two
-// undefined; these are the project's defined choice, the same on the host
-// (tensorflow_ipu/core/kernels/cast_op.cc) and in the simulator.
-template <typename T>
-T saturatingToInteger(double v) {
-  if (std::isnan(v)) return T(0);
-  if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) {
-    return std::numeric_limits<T>::lowest();
-  }
-  if (v >= static_cast<double>(std::numeric_limits<T>::max())) {
-    return std::numeric_limits<T>::max();
-  }
-  return static_cast<T>(v);
-}
-
-}  // namespace
 
 size_t typeSize(Type t) {
   return dispatchType(t, [](auto tag) { return sizeof(tag); });

@@ -8,8 +8,10 @@
 #ifndef POPLAR_SIM_TYPE_H_
 #define POPLAR_SIM_TYPE_H_
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -70,6 +72,22 @@ template <> struct TypeOf<bool> { static constexpr Type value = BOOL; };
 template <> struct TypeOf<char> { static constexpr Type value = CHAR; };
 template <> struct TypeOf<int8_t> { static constexpr Type value = CHAR; };
 template <> struct TypeOf<uint8_t> { static constexpr Type value = UNSIGNED_CHAR; };
+
+// A floating-point value converted to an integer type: truncated toward
+// zero, saturated at the type's range, NaN to 0. C++ leaves the last two
+// undefined; these are the project's defined choice, the same on the host
+// (tensorflow_ipu/core/kernels/cast_op.cc) and in the simulator.
+template <typename T>
+T saturatingToInteger(double v) {
+  if (std::isnan(v)) return T(0);
+  if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) {
+    return std::numeric_limits<T>::lowest();
+  }
+  if (v >= static_cast<double>(std::numeric_limits<T>::max())) {
+    return std::numeric_limits<T>::max();
+  }
+  return static_cast<T>(v);
+}
 
 // Reads element `i` of a buffer of type `t` as a double (exact for every type
 // but LONGLONG values beyond 2^53).

@@ -100,8 +100,8 @@ class SelectVertex : public MultiVertex {
 template <typename T>
 void ScaledAdd(T* data, const T* deltas, float scale, size_t n) {
   for (size_t i = 0; i < n; ++i) {
-    data[i] = static_cast<T>(static_cast<float>(data[i]) +
-                             scale * static_cast<float>(deltas[i]));
+    data[i] = internal::fromFloat<T>(static_cast<float>(data[i]) +
+                                     scale * static_cast<float>(deltas[i]));
   }
 }
 

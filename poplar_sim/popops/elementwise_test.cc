@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -219,6 +220,56 @@ TEST(ElementwiseTest, IntegerHalfAndBool) {
   EXPECT_THAT(r[2], ElementsAre(3, 4.5));
   EXPECT_THAT(r[3], ElementsAre(1, 0));
   EXPECT_THAT(r[4], ElementsAre(0, 1));
+}
+
+// Integer arithmetic wraps round (two's complement) instead of overflowing,
+// and the lowest int over -1 gives the wrapped quotient, remainder 0 (a
+// C++ division would trap), in both execution modes.
+TEST(ElementwiseTest, IntegerArithmeticWrapsRound) {
+  constexpr int32_t kMax = INT32_MAX, kMin = INT32_MIN;
+  auto r = RunBothModes([](Graph& g, program::Sequence& p) {
+    auto ints = [&](std::initializer_list<int32_t> v) {
+      Tensor c = g.addConstant<int32_t>(INT, {v.size()}, v);
+      poputil::mapTensorLinearly(g, c);
+      return c;
+    };
+    Tensor a = ints({kMax, kMin, kMin, 65536, 7});
+    Tensor b = ints({1, 1, -1, 65536, -1});
+    Tensor big = g.addConstant<int64_t>(LONGLONG, {2}, {INT64_MAX, INT64_MIN});
+    poputil::mapTensorLinearly(g, big);
+    Tensor one = g.addConstant<int64_t>(LONGLONG, {2}, {1, 1});
+    poputil::mapTensorLinearly(g, one);
+    return std::vector<Tensor>{add(g, a, b, p),    sub(g, a, b, p),      mul(g, a, b, p),
+                               neg(g, a, p),       abs(g, a, p),         square(g, a, p),
+                               div(g, a, b, p),    rem(g, a, b, p),      add(g, big, one, p),
+                               sub(g, big, one, p)};
+  });
+  const double max = kMax, min = kMin;
+  EXPECT_THAT(r[0], ElementsAre(min, min + 1, max, 131072, 6));
+  EXPECT_THAT(r[1], ElementsAre(max - 1, max, min + 1, 0, 8));
+  EXPECT_THAT(r[2], ElementsAre(max, min, min, 0, -7));  // 2^16 x 2^16 = 2^32 wraps to 0
+  EXPECT_THAT(r[3], ElementsAre(-max, min, min, -65536, -7));
+  EXPECT_THAT(r[4], ElementsAre(max, min, min, 65536, 7));
+  EXPECT_THAT(r[5], ElementsAre(1, 0, 0, 0, 49));  // (2^31 - 1)^2 = 1 mod 2^32
+  EXPECT_THAT(r[6], ElementsAre(max, min, min, 1, -7));
+  EXPECT_THAT(r[7], ElementsAre(0, 0, 0, 0, 0));
+  ASSERT_EQ(r[8].size(), 2u);
+  ASSERT_EQ(r[9].size(), 2u);
+  EXPECT_EQ(r[8][0], static_cast<double>(INT64_MIN));
+  EXPECT_EQ(r[9][1], static_cast<double>(INT64_MAX));
+}
+
+// scaledAddTo on integers computes in float and saturates at the type's
+// range (a float outside it has no integer value in C++).
+TEST(ElementwiseTest, IntegerScaledAddSaturates) {
+  auto r = RunBothModes([](Graph& g, program::Sequence& p) {
+    Tensor w = g.addVariable(INT, {3}, "w");
+    poputil::mapTensorLinearly(g, w);
+    p.add(program::Copy(Const(g, {3}, {5, -5, 5}, INT), w));
+    scaledAddTo(g, w, Const(g, {3}, {1, 1, -1}, INT), 1e20f, p);
+    return std::vector<Tensor>{w};
+  });
+  EXPECT_THAT(r[0], ElementsAre(INT32_MAX, INT32_MAX, INT32_MIN));
 }
 
 TEST(ElementwiseTest, InPlaceSelectAndScaledAdd) {

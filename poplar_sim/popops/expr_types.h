@@ -52,6 +52,80 @@ namespace internal {
 template <typename T>
 using ComputeType = std::conditional_t<std::is_same_v<T, Eigen::half>, float, T>;
 
+// Integer addition, subtraction, multiplication and negation wrap round
+// (two's complement), as the IPU's integer units and TensorFlow's kernels
+// do. A signed overflow is undefined in C++ (and a short's product is
+// computed as an int), so integers are computed in the unsigned type of
+// their promoted width and converted back.
+template <typename C>
+inline constexpr bool kWrapsRound = std::is_integral_v<C> && !std::is_same_v<C, bool>;
+template <typename C>
+using WrapType = std::make_unsigned_t<std::common_type_t<C, unsigned>>;
+
+template <typename C>
+C wrappingAdd(C x, C y) {
+  if constexpr (kWrapsRound<C>) {
+    return C(WrapType<C>(x) + WrapType<C>(y));
+  } else {
+    return C(x + y);
+  }
+}
+template <typename C>
+C wrappingSubtract(C x, C y) {
+  if constexpr (kWrapsRound<C>) {
+    return C(WrapType<C>(x) - WrapType<C>(y));
+  } else {
+    return C(x - y);
+  }
+}
+template <typename C>
+C wrappingMultiply(C x, C y) {
+  if constexpr (kWrapsRound<C>) {
+    return C(WrapType<C>(x) * WrapType<C>(y));
+  } else {
+    return C(x * y);
+  }
+}
+template <typename C>
+C wrappingNegate(C x) {
+  if constexpr (kWrapsRound<C>) {
+    return C(WrapType<C>(0) - WrapType<C>(x));
+  } else {
+    return C(-x);
+  }
+}
+
+// A float as C; an integer saturates at its type's range (and NaN gives 0),
+// as popops::cast converts (saturatingToInteger).
+template <typename C>
+C fromFloat(float v) {
+  if constexpr (kWrapsRound<C>) {
+    return saturatingToInteger<C>(v);
+  } else {
+    return static_cast<C>(v);
+  }
+}
+
+// x / y and x % y of integers, with the vendor's 0 for a zero divisor and
+// the wrapped quotient (remainder 0) for the lowest value over -1, which
+// overflows (and traps on x86) as a C++ division.
+template <typename C>
+C integerDivide(C x, C y) {
+  if (y == C(0)) return C(0);
+  if constexpr (std::is_signed_v<C>) {
+    if (y == C(-1)) return wrappingNegate(x);
+  }
+  return C(x / y);
+}
+template <typename C>
+C integerRemainder(C x, C y) {
+  if (y == C(0)) return C(0);
+  if constexpr (std::is_signed_v<C>) {
+    if (y == C(-1)) return C(0);
+  }
+  return C(x % y);
+}
+
 template <typename T, typename OutT>
 void applyUnary(UnaryOpType op, const T* in, OutT* out, size_t n) {
   using C = ComputeType<T>;
@@ -62,7 +136,7 @@ void applyUnary(UnaryOpType op, const T* in, OutT* out, size_t n) {
   };
   switch (op) {
     case UnaryOpType::ABSOLUTE:
-      loop([](C x) { return x < C(0) ? C(-x) : x; }); break;
+      loop([](C x) { return x < C(0) ? wrappingNegate(x) : x; }); break;
     case UnaryOpType::CEIL: loop([](C x) { return C(std::ceil(x)); }); break;
     case UnaryOpType::COS: loop([](C x) { return C(std::cos(x)); }); break;
     case UnaryOpType::EXPONENT: loop([](C x) { return C(std::exp(x)); }); break;
@@ -70,7 +144,7 @@ void applyUnary(UnaryOpType op, const T* in, OutT* out, size_t n) {
     case UnaryOpType::INVERSE: loop([](C x) { return C(C(1) / x); }); break;
     case UnaryOpType::LOGARITHM: loop([](C x) { return C(std::log(x)); }); break;
     case UnaryOpType::LOGICAL_NOT: loop([](C x) { return !x; }); break;
-    case UnaryOpType::NEGATE: loop([](C x) { return C(-x); }); break;
+    case UnaryOpType::NEGATE: loop([](C x) { return wrappingNegate(x); }); break;
     case UnaryOpType::RELU: loop([](C x) { return x > C(0) ? x : C(0); }); break;
     case UnaryOpType::RSQRT:
       loop([](C x) { return C(C(1) / std::sqrt(x)); }); break;
@@ -80,7 +154,7 @@ void applyUnary(UnaryOpType op, const T* in, OutT* out, size_t n) {
       loop([](C x) { return C((x > C(0)) - (x < C(0))); }); break;
     case UnaryOpType::SIN: loop([](C x) { return C(std::sin(x)); }); break;
     case UnaryOpType::SQRT: loop([](C x) { return C(std::sqrt(x)); }); break;
-    case UnaryOpType::SQUARE: loop([](C x) { return C(x * x); }); break;
+    case UnaryOpType::SQUARE: loop([](C x) { return wrappingMultiply(x, x); }); break;
     case UnaryOpType::TANH: loop([](C x) { return C(std::tanh(x)); }); break;
   }
 }
@@ -95,12 +169,12 @@ void applyBinary(BinaryOpType op, const T* a, const T* b, OutT* out,
     }
   };
   switch (op) {
-    case BinaryOpType::ADD: loop([](C x, C y) { return C(x + y); }); break;
-    case BinaryOpType::SUBTRACT: loop([](C x, C y) { return C(x - y); }); break;
-    case BinaryOpType::MULTIPLY: loop([](C x, C y) { return C(x * y); }); break;
+    case BinaryOpType::ADD: loop([](C x, C y) { return wrappingAdd(x, y); }); break;
+    case BinaryOpType::SUBTRACT: loop([](C x, C y) { return wrappingSubtract(x, y); }); break;
+    case BinaryOpType::MULTIPLY: loop([](C x, C y) { return wrappingMultiply(x, y); }); break;
     case BinaryOpType::DIVIDE:
       if constexpr (std::is_integral_v<C>) {
-        loop([](C x, C y) { return y == C(0) ? C(0) : C(x / y); });
+        loop([](C x, C y) { return integerDivide(x, y); });
       } else {
         loop([](C x, C y) { return C(x / y); });
       }
@@ -113,7 +187,7 @@ void applyBinary(BinaryOpType op, const T* a, const T* b, OutT* out,
       loop([](C x, C y) { return x < y ? x : y; }); break;
     case BinaryOpType::REMAINDER:
       if constexpr (std::is_integral_v<C>) {
-        loop([](C x, C y) { return y == C(0) ? C(0) : C(x % y); });
+        loop([](C x, C y) { return integerRemainder(x, y); });
       } else {
         loop([](C x, C y) { return C(std::fmod(x, y)); });
       }

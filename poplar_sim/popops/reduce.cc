@@ -28,6 +28,12 @@ const char* OpName(Operation op) {
   return "?";
 }
 
+// A sum times the reduction's scale, computed in float.
+template <typename C>
+C Scaled(C sum, float scale) {
+  return internal::fromFloat<C>(static_cast<float>(sum) * scale);
+}
+
 // out[i] = op over in[i * r .. (i + 1) * r), times scale for ADD. One
 // accumulator in the compute type (float for half), as one worker keeps it.
 template <typename TIn, typename TOut>
@@ -38,8 +44,14 @@ void ReduceRows(Operation op, float scale, const TIn* in, TOut* out,
     const TIn* row = in + i * r;
     C acc;
     switch (op) {
-      case Operation::ADD: acc = C(0); for (size_t k = 0; k < r; ++k) acc += C(row[k]); break;
-      case Operation::MUL: acc = C(1); for (size_t k = 0; k < r; ++k) acc *= C(row[k]); break;
+      case Operation::ADD:
+        acc = C(0);
+        for (size_t k = 0; k < r; ++k) acc = internal::wrappingAdd(acc, C(row[k]));
+        break;
+      case Operation::MUL:
+        acc = C(1);
+        for (size_t k = 0; k < r; ++k) acc = internal::wrappingMultiply(acc, C(row[k]));
+        break;
       case Operation::MAX:
         acc = std::numeric_limits<C>::lowest();
         for (size_t k = 0; k < r; ++k) acc = std::max(acc, C(row[k]));
@@ -49,9 +61,7 @@ void ReduceRows(Operation op, float scale, const TIn* in, TOut* out,
         for (size_t k = 0; k < r; ++k) acc = std::min(acc, C(row[k]));
         break;
     }
-    if (op == Operation::ADD && scale != 1.0f) {
-      acc = static_cast<C>(static_cast<float>(acc) * scale);
-    }
+    if (op == Operation::ADD && scale != 1.0f) acc = Scaled(acc, scale);
     out[i] = static_cast<TOut>(acc);
   }
 }
@@ -162,8 +172,10 @@ void ReduceStridedRows(ExecutionContext& ctx, Operation op, float scale,
       }
     };
     switch (op) {
-      case Operation::ADD: sweep(C(0), [](C x, C y) { x += y; return x; }); break;
-      case Operation::MUL: sweep(C(1), [](C x, C y) { x *= y; return x; }); break;
+      case Operation::ADD: sweep(C(0), [](C x, C y) { return internal::wrappingAdd(x, y); }); break;
+      case Operation::MUL:
+        sweep(C(1), [](C x, C y) { return internal::wrappingMultiply(x, y); });
+        break;
       case Operation::MAX:
         sweep(std::numeric_limits<C>::lowest(), [](C x, C y) { return std::max(x, y); });
         break;
@@ -173,9 +185,7 @@ void ReduceStridedRows(ExecutionContext& ctx, Operation op, float scale,
     }
     for (size_t i = 0; i < n; ++i) {
       C v = a[i];
-      if (op == Operation::ADD && scale != 1.0f) {
-        v = static_cast<C>(static_cast<float>(v) * scale);
-      }
+      if (op == Operation::ADD && scale != 1.0f) v = Scaled(v, scale);
       out[band.rows[i]] = static_cast<TOut>(v);
     }
   }

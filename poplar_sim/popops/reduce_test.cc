@@ -41,6 +41,23 @@ std::vector<float> RunBulk(
   return values;
 }
 
+// Integer sums and products wrap round instead of overflowing, and a
+// scaled integer sum saturates at the type's range.
+TEST(ReduceTest, IntegerSumsWrapRoundAndScaledSumsSaturate) {
+  auto r = RunBothModes([](Graph& g, program::Sequence& p) {
+    Tensor t = g.addConstant<int32_t>(INT, {2, 3}, {INT32_MAX, 1, 0, 65536, 65536, 1});
+    poputil::mapTensorLinearly(g, t);
+    return std::vector<Tensor>{reduce(g, t, {1}, {Operation::ADD}, p),
+                               reduce(g, t.slice(0, 2, 1), {1}, {Operation::MUL}, p),
+                               reduce(g, t, {1}, {Operation::ADD, 1e20f}, p),
+                               reduce(g, t, {0}, {Operation::ADD}, p)};
+  });
+  EXPECT_THAT(r[0], ::testing::ElementsAre(INT32_MIN, 131073));
+  EXPECT_THAT(r[1], ::testing::ElementsAre(INT32_MAX, 0));  // 2^16 x 2^16 wraps to 0
+  EXPECT_THAT(r[2], ::testing::ElementsAre(INT32_MIN, INT32_MAX));
+  EXPECT_THAT(r[3], ::testing::ElementsAre(-2147418113.0, 65537, 1));
+}
+
 TEST(LargeReduceTest, SumOfTwoToThe26OnesIsExact) {
   // Sum(Fill([8192, 8192], 1)): one float accumulator stops at 2^24.
   std::vector<float> r = RunBulk(4, [](Graph& g, program::Sequence& p) {
