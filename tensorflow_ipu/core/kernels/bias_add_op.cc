@@ -6,6 +6,7 @@
 #include "tensorflow_ipu/core/parallel_shards.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/kernels/cwise_ops_util.h"
+#include "tensorflow_ipu/core/kernels/wrapping_arithmetic.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -58,7 +59,8 @@ void AddBias(OpKernelContext* ctx, const Tensor& value, const Tensor& bias,
     cwise::Vec<T> bv(const_cast<T*>(b), c);
     cwise::ParallelFor(ctx, v.outer, c, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
-        cwise::Vec<T>(o + i * c, c) = cwise::Vec<T>(const_cast<T*>(in) + i * c, c) + bv;
+        cwise::Vec<T>(o + i * c, c) =
+            wrapping::Plus(cwise::Vec<T>(const_cast<T*>(in) + i * c, c), bv);
       }
     });
   } else {
@@ -66,7 +68,7 @@ void AddBias(OpKernelContext* ctx, const Tensor& value, const Tensor& bias,
     cwise::ParallelFor(ctx, v.outer * v.channels, n, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         cwise::Vec<T> row(const_cast<T*>(in) + i * n, n);
-        cwise::Vec<T>(o + i * n, n) = row + row.constant(b[i % v.channels]);
+        cwise::Vec<T>(o + i * n, n) = wrapping::Plus(row, row.constant(b[i % v.channels]));
       }
     });
   }
@@ -114,17 +116,22 @@ void SumToChannels(OpKernelContext* ctx, const Tensor& grad,
     std::vector<Acc> acc(v.channels, Acc(0));
     cwise::Vec<Acc> av(acc.data(), v.channels);
     for (int64_t i = 0; i < v.outer; ++i) {
-      av += cwise::Vec<T>(grad.data<T>() + i * v.channels, v.channels)
-                .template cast<Acc>();
+      av = wrapping::Plus(av, cwise::Vec<T>(grad.data<T>() + i * v.channels, v.channels)
+                                  .template cast<Acc>());
     }
     cwise::FlatVec<T>(*out) = av.template cast<T>();
     return;
   }
   Map<T, 1> o(out->data<T>(), v.channels);
   Map<T, 3> g(grad.data<T>(), v.outer, v.channels, v.inner);
-  const auto sum = g.template cast<Acc>()
-                       .sum(Eigen::array<Index, 2>{0, 2})
-                       .template cast<T>();
+  const Eigen::array<Index, 2> dims{0, 2};
+  const auto sum = [&] {
+    if constexpr (wrapping::kWraps<Acc>) {
+      return g.template cast<Acc>().reduce(dims, wrapping::SumReducer<Acc>()).template cast<T>();
+    } else {
+      return g.template cast<Acc>().sum(dims).template cast<T>();
+    }
+  }();
   if (grad.NumElements() < cwise::kParallelThreshold) {
     o = sum;
   } else {

@@ -3,6 +3,7 @@
 // ops. Each op is one Eigen expression; cwise_ops_util.h handles shapes.
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/kernels/cwise_ops_util.h"
+#include "tensorflow_ipu/core/kernels/wrapping_arithmetic.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -16,9 +17,10 @@ using cwise::BinaryKernel;
       return EXPR;                                     \
     }                                                  \
   }
-TFIPU_BINARY_FN(AddFn, a + b);
-TFIPU_BINARY_FN(SubFn, a - b);
-TFIPU_BINARY_FN(MulFn, a * b);
+// Integers wrap round on overflow, as in TensorFlow (wrapping_arithmetic.h).
+TFIPU_BINARY_FN(AddFn, wrapping::Plus(a, b));
+TFIPU_BINARY_FN(SubFn, wrapping::Minus(a, b));
+TFIPU_BINARY_FN(MulFn, wrapping::Times(a, b));
 TFIPU_BINARY_FN(DivFn, a / b);
 TFIPU_BINARY_FN(MaxFn, a.cwiseMax(b));
 TFIPU_BINARY_FN(MinFn, a.cwiseMin(b));

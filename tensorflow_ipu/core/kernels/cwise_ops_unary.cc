@@ -2,6 +2,7 @@
 // Log, Tanh, Sigmoid, Reciprocal, Relu and LogicalNot.
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/kernels/cwise_ops_util.h"
+#include "tensorflow_ipu/core/kernels/wrapping_arithmetic.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -17,8 +18,9 @@ using cwise::UnaryKernel;
       return EXPR;                                         \
     }                                                      \
   }
-TFIPU_UNARY_FN(NegFn, -a);
-TFIPU_UNARY_FN(SquareFn, a.square());
+// Integers wrap round on overflow (wrapping_arithmetic.h).
+TFIPU_UNARY_FN(NegFn, wrapping::Negated(a));
+TFIPU_UNARY_FN(SquareFn, wrapping::Squared(a));
 TFIPU_UNARY_FN(SqrtFn, a.sqrt());
 TFIPU_UNARY_FN(RsqrtFn, a.rsqrt());
 TFIPU_UNARY_FN(ExpFn, a.exp());

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "Eigen/Core"
+#include "tensorflow_ipu/core/kernels/wrapping_arithmetic.h"
 #include "tensorflow_ipu/core/parallel_shards.h"
 #include "third_party/dnnl/one_thread_sgemm.h"
 
@@ -117,6 +118,24 @@ void Gemm(const Eigen::ThreadPoolDevice& device, const T* a, int64_t a_rows,
                                                  out)) {
       return;
     }
+  }
+  if constexpr (wrapping::kWraps<T>) {
+    // Integer products wrap round on overflow, as in TensorFlow; Eigen's
+    // kernels would overflow (undefined in C++). The sums are exact modulo
+    // 2^bits, so the order, and the split, cannot change a value.
+    ForEachBlock(device, m, n, k, [&](Index r0, Index rows, Index c0, Index cols) {
+      for (Index r = r0; r < r0 + rows; ++r) {
+        for (Index c = c0; c < c0 + cols; ++c) {
+          T sum = 0;
+          for (Index q = 0; q < k; ++q) {
+            const T x = ta ? am(q, r) : am(r, q), y = tb ? bm(c, q) : bm(q, c);
+            sum = wrapping::Add(sum, wrapping::Multiply(x, y));
+          }
+          om(r, c) = sum;
+        }
+      }
+    });
+    return;
   }
   // The product of rows [r0, r0 + rows) and columns [c0, c0 + cols)
   // (transposes are views, not copies).

@@ -15,6 +15,7 @@
 #include "tensorflow_ipu/core/parallel_shards.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/kernels/cwise_ops_util.h"
+#include "tensorflow_ipu/core/kernels/wrapping_arithmetic.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -119,18 +120,22 @@ absl::Status Reduce(OpKernelContext* ctx, Kind kind, const Tensor& in,
     cwise::FlatVec<T>(*out).setConstant(InitialValue<T>(kind));
     return absl::OkStatus();
   }
+  // Integer sums and products wrap round on overflow (wrapping_arithmetic.h).
+  using SumReducer = std::conditional_t<wrapping::kWraps<T>, wrapping::SumReducer<T>,
+                                        Eigen::internal::SumReducer<T>>;
+  using ProdReducer = std::conditional_t<wrapping::kWraps<T>, wrapping::ProdReducer<T>,
+                                         Eigen::internal::ProdReducer<T>>;
   switch (kind) {
     case Kind::kSum:
-      return ReduceGroups<T, Eigen::internal::SumReducer<T>>(ctx, in, groups, out);
+      return ReduceGroups<T, SumReducer>(ctx, in, groups, out);
     case Kind::kMax:
       return ReduceGroups<T, Eigen::internal::MaxReducer<T>>(ctx, in, groups, out);
     case Kind::kMin:
       return ReduceGroups<T, Eigen::internal::MinReducer<T>>(ctx, in, groups, out);
     case Kind::kProd:
-      return ReduceGroups<T, Eigen::internal::ProdReducer<T>>(ctx, in, groups, out);
+      return ReduceGroups<T, ProdReducer>(ctx, in, groups, out);
     case Kind::kMean: {
-      RETURN_IF_ERROR(
-          (ReduceGroups<T, Eigen::internal::SumReducer<T>>(ctx, in, groups, out)));
+      RETURN_IF_ERROR((ReduceGroups<T, SumReducer>(ctx, in, groups, out)));
       cwise::Vec<T> o = cwise::FlatVec<T>(*out);
       o = o / o.constant(static_cast<T>(count));
       return absl::OkStatus();

@@ -9,6 +9,7 @@
 #include "tensorflow_ipu/core/op_kernel.h"
 #include "tensorflow_ipu/core/resource_mgr.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/core/kernels/wrapping_arithmetic.h"
 
 namespace tensorflow_ipu {
 namespace {
@@ -145,9 +146,10 @@ class AssignUpdateVariableOpKernel : public OpKernel {
           return absl::InvalidArgumentError("cannot add booleans");
         } else {
           if constexpr (kSign > 0) {
-            Evaluate(device, updated.flat<T>(), value->flat<T>() + delta.flat<T>());
+            Evaluate(device, updated.flat<T>(), wrapping::Plus(value->flat<T>(), delta.flat<T>()));
           } else {
-            Evaluate(device, updated.flat<T>(), value->flat<T>() - delta.flat<T>());
+            Evaluate(device, updated.flat<T>(),
+                     wrapping::Minus(value->flat<T>(), delta.flat<T>()));
           }
           *value = std::move(updated);
           return absl::OkStatus();

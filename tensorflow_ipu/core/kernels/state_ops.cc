@@ -13,6 +13,7 @@
 #include "tensorflow_ipu/core/op_kernel.h"
 #include "tensorflow_ipu/core/resource_mgr.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/core/kernels/wrapping_arithmetic.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tensorflow_ipu {
@@ -119,9 +120,9 @@ class AssignUpdateKernel : public OpKernel {
           return absl::InvalidArgumentError("cannot add booleans");
         } else {
           if constexpr (kSign > 0) {
-            updated.flat<T>() = value->flat<T>() + delta.flat<T>();
+            updated.flat<T>() = wrapping::Plus(value->flat<T>(), delta.flat<T>());
           } else {
-            updated.flat<T>() = value->flat<T>() - delta.flat<T>();
+            updated.flat<T>() = wrapping::Minus(value->flat<T>(), delta.flat<T>());
           }
           *value = updated;
           result = updated;
