@@ -1,3 +1,6 @@
+#include <cstdint>
+#include <limits>
+
 #include "Eigen/Core"
 #include "poplar_sim/type.h"
 
@@ -49,6 +52,25 @@ TEST(TypeTest, LoadStoreAsDouble) {
   int64_t l[1];
   storeFromDouble(LONGLONG, l, 0, -7);
   EXPECT_EQ(l[0], -7);
+}
+
+// saturatingToInteger, now public for popops: every double has a defined
+// integer, at the edges of each type too.
+TEST(TypeTest, SaturatingToIntegerAtTheEdges) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(saturatingToInteger<int32_t>(nan), 0);
+  EXPECT_EQ(saturatingToInteger<int32_t>(inf), INT32_MAX);
+  EXPECT_EQ(saturatingToInteger<int32_t>(-inf), INT32_MIN);
+  EXPECT_EQ(saturatingToInteger<int32_t>(2147483647.9), INT32_MAX);
+  EXPECT_EQ(saturatingToInteger<int32_t>(-2147483648.0), INT32_MIN);
+  EXPECT_EQ(saturatingToInteger<int32_t>(-0.5), 0);
+  EXPECT_EQ(saturatingToInteger<int64_t>(9223372036854775808.0), INT64_MAX);  // 2^63
+  EXPECT_EQ(saturatingToInteger<int64_t>(-9223372036854775808.0), INT64_MIN);
+  EXPECT_EQ(saturatingToInteger<int64_t>(1e300), INT64_MAX);
+  EXPECT_EQ(saturatingToInteger<uint32_t>(-1.0), 0u);
+  EXPECT_EQ(saturatingToInteger<uint32_t>(4294967296.0), UINT32_MAX);
+  EXPECT_EQ(saturatingToInteger<int8_t>(-300.0), -128);
 }
 
 }  // namespace
