@@ -49,47 +49,52 @@ const char* RowKindName(RowKind k) {
   return "?";
 }
 
-// Row r: logp = x - max - log(sum(exp(x - max))). Writes softmax or
-// log-softmax to `out`; for the losses, `loss` and `grad` (out unused).
-// Returns the first bad row for an out-of-range label, or -1.
+// Row r, shifted by its maximum: x = in - max. Softmax exp(x) / sum(exp(x)),
+// log-softmax x - log(sum(exp(x))); the losses write `loss` and `grad` (out
+// unused). The same Eigen expressions, in float, as the host's kernels
+// (tensorflow_ipu/core/kernels/softmax_op.cc, xent_ops.cc), so both
+// backends give the same bits, and each exponential is computed once, by
+// Eigen's vectorised exp. Returns the first bad row for an out-of-range
+// label, or -1.
 template <typename T>
 int64_t RowOps(RowKind kind, const T* in, size_t rows, size_t cols, T* out,
                const int32_t* sparseLabels, const T* denseLabels, T* loss,
                T* grad) {
-  std::vector<float> logp(cols);
+  using Row = Eigen::Array<float, Eigen::Dynamic, 1>;
+  using RowOut = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+  using RowIn = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+  const Eigen::Index n = static_cast<Eigen::Index>(cols);
+  Row x(n), y(n);
   for (size_t r = 0; r < rows; ++r) {
-    const T* x = in + r * cols;
-    float mx = -INFINITY;
-    for (size_t c = 0; c < cols; ++c) mx = std::max(mx, static_cast<float>(x[c]));
-    float sum = 0;
-    for (size_t c = 0; c < cols; ++c) sum += std::exp(static_cast<float>(x[c]) - mx);
-    const float logSum = std::log(sum);
-    for (size_t c = 0; c < cols; ++c) logp[c] = static_cast<float>(x[c]) - mx - logSum;
+    x = RowIn(in + r * cols, n).template cast<float>();
+    x -= x.maxCoeff();
     switch (kind) {
       case RowKind::SOFTMAX:
-        for (size_t c = 0; c < cols; ++c) out[r * cols + c] = T(std::exp(logp[c]));
+        x = x.exp();
+        RowOut(out + r * cols, n) = (x * (1.0f / x.sum())).template cast<T>();
         break;
-      case RowKind::LOG_SOFTMAX:
-        for (size_t c = 0; c < cols; ++c) out[r * cols + c] = T(logp[c]);
+      case RowKind::LOG_SOFTMAX: {
+        const float logSum = std::log(x.exp().sum());
+        RowOut(out + r * cols, n) = (x - logSum).template cast<T>();
         break;
+      }
       case RowKind::SPARSE_XENT: {
         const int32_t label = sparseLabels[r];
         if (label < 0 || static_cast<size_t>(label) >= cols) return r;
-        loss[r] = T(-logp[label]);
-        for (size_t c = 0; c < cols; ++c) {
-          grad[r * cols + c] =
-              T(std::exp(logp[c]) - (c == static_cast<size_t>(label) ? 1.0f : 0.0f));
-        }
+        const float xLabel = x[label];
+        x = x.exp();
+        const float sum = x.sum();
+        loss[r] = T(std::log(sum) - xLabel);
+        x *= 1.0f / sum;
+        x[label] -= 1.0f;
+        RowOut(grad + r * cols, n) = x.template cast<T>();
         break;
       }
       case RowKind::DENSE_XENT: {
-        float l = 0;
-        for (size_t c = 0; c < cols; ++c) {
-          const float y = static_cast<float>(denseLabels[r * cols + c]);
-          l -= y * logp[c];
-          grad[r * cols + c] = T(std::exp(logp[c]) - y);
-        }
-        loss[r] = T(l);
+        y = RowIn(denseLabels + r * cols, n).template cast<float>();
+        const float logSum = std::log(x.exp().sum());
+        loss[r] = T((y * (logSum - x)).sum());
+        RowOut(grad + r * cols, n) = ((x - logSum).exp() - y).template cast<T>();
         break;
       }
     }
