@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -18,9 +19,9 @@ namespace internal {
 
 namespace {
 
-// Element i of the reduction of `values` (one buffer per replica of the
-// group), computed in double: exact for every integer type up to 2^53 and
-// for float sums of a few replicas, in replica order, so deterministic.
+// Element i of the reduction of floating-point or BOOL `values` (one buffer
+// per replica of the group), computed in double: exact for float sums of a
+// few replicas, in replica order, so deterministic.
 double Reduce(program::CollectiveOperator op, Type type,
               const std::vector<std::unique_ptr<char[]>>& values, unsigned first,
               unsigned count, size_t i) {
@@ -37,6 +38,73 @@ double Reduce(program::CollectiveOperator op, Type type,
   }
   if (op == program::CollectiveOperator::MEAN) acc /= count;
   return acc;
+}
+
+// Element i of the reduction of integer `values` in the integers' own
+// arithmetic: sums and products wrap round at T's width (two's
+// complement), as the IPU's integer adds and multiplies and the
+// element-wise ops do (popops/expr_types.h); minima and maxima are exact;
+// a mean is the exact mean (summed in 128 bits) rounded toward zero, as an
+// integer division rounds. In double, sums past T's range saturated and
+// 64-bit values past 2^53 rounded.
+template <typename T>
+T ReduceInteger(program::CollectiveOperator op,
+                const std::vector<std::unique_ptr<char[]>>& values, unsigned first,
+                unsigned count, size_t i) {
+  using Wide = std::conditional_t<std::is_signed_v<T>, __int128, unsigned __int128>;
+  auto at = [&](unsigned r) { return reinterpret_cast<const T*>(values[r].get())[i]; };
+  // Unsigned arithmetic is modular: the low bits of the result are those
+  // of the wrapped sum or product whatever the operands' width.
+  uint64_t wrapped = static_cast<uint64_t>(at(first));
+  Wide exact = at(first);
+  T best = at(first);
+  for (unsigned r = first + 1; r < first + count; ++r) {
+    const T v = at(r);
+    switch (op) {
+      case program::CollectiveOperator::ADD: wrapped += static_cast<uint64_t>(v); break;
+      case program::CollectiveOperator::MEAN: exact += v; break;
+      case program::CollectiveOperator::MUL: wrapped *= static_cast<uint64_t>(v); break;
+      case program::CollectiveOperator::MIN: best = std::min(best, v); break;
+      case program::CollectiveOperator::MAX: best = std::max(best, v); break;
+    }
+  }
+  switch (op) {
+    case program::CollectiveOperator::ADD:
+    case program::CollectiveOperator::MUL: return static_cast<T>(wrapped);
+    case program::CollectiveOperator::MEAN: return static_cast<T>(exact / Wide(count));
+    case program::CollectiveOperator::MIN:
+    case program::CollectiveOperator::MAX: return best;
+  }
+  return best;
+}
+
+// Element i of the reduction of `values` stored into `out`: integers as
+// ReduceInteger, floating point and BOOL through Reduce (in double).
+void ReduceElement(program::CollectiveOperator op, Type type,
+                   const std::vector<std::unique_ptr<char[]>>& values, unsigned first,
+                   unsigned count, size_t i, void* out) {
+  switch (type) {
+    case Type::INT:
+      static_cast<int32_t*>(out)[i] = ReduceInteger<int32_t>(op, values, first, count, i);
+      return;
+    case Type::UNSIGNED_INT:
+      static_cast<uint32_t*>(out)[i] = ReduceInteger<uint32_t>(op, values, first, count, i);
+      return;
+    case Type::LONGLONG:
+      static_cast<int64_t*>(out)[i] = ReduceInteger<int64_t>(op, values, first, count, i);
+      return;
+    case Type::CHAR:
+      static_cast<int8_t*>(out)[i] = ReduceInteger<int8_t>(op, values, first, count, i);
+      return;
+    case Type::UNSIGNED_CHAR:
+      static_cast<uint8_t*>(out)[i] = ReduceInteger<uint8_t>(op, values, first, count, i);
+      return;
+    case Type::FLOAT:
+    case Type::HALF:
+    case Type::BOOL:
+      storeFromDouble(type, out, i, Reduce(op, type, values, first, count, i));
+      return;
+  }
 }
 
 // Calls f(i) for i in [0, n), in fixed chunks of 16 and then the rest.
@@ -325,7 +393,7 @@ absl::Status EngineImpl::reduceAcrossReplicas(std::vector<ReplicaRun>& runs) {
                    hostThreads);
     } else {
       for (size_t i = 0; i < count; ++i) {
-        storeFromDouble(type, out.get(), i, Reduce(n.collectiveOp, type, in, g, group, i));
+        ReduceElement(n.collectiveOp, type, in, g, group, i, out.get());
       }
     }
     for (unsigned r = g; r < g + group; ++r) scatter(memory[r], n.dst, out.get());
@@ -373,8 +441,7 @@ absl::Status EngineImpl::reduceAcrossInstances(std::vector<ReplicaRun>& runs, in
         }
       }
       for (size_t i = 0; i < count; ++i) {
-        storeFromDouble(type, out.data(), i,
-                        Reduce(n.collectiveOp, type, replicaValues, first, group, i));
+        ReduceElement(n.collectiveOp, type, replicaValues, first, group, i, out.data());
       }
     }
     scatter(memory[r], n.dst, out.data());

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -111,6 +112,82 @@ TEST(CollectivesTest, SumAndMeanOverAllReplicas) {
   Replicated m(4);
   gcl::allReduceInPlaceCrossReplica(m.graph, m.x, CollectiveOperator::MEAN, m.prog, {}, "mean");
   for (const auto& y : m.Run(m.x)) EXPECT_THAT(y, ElementsAre(2.5, 25, -1.5));
+}
+
+// Each replica's values of an integer type reduced by `op`: replica r is
+// fed inputs[r]; returns each replica's result.
+template <typename T>
+std::vector<std::vector<T>> ReduceIntegers(CollectiveOperator op,
+                                           std::vector<std::vector<T>> inputs) {
+  const unsigned replicas = static_cast<unsigned>(inputs.size());
+  const size_t size = inputs[0].size();
+  const Type type = TypeOf<T>::value;
+  Device device = testing::SmallDevice(4, 4);
+  Graph graph(device.getTarget(), replication_factor(replicas));
+  Tensor x = graph.addVariable(type, {size}, "x");
+  graph.setTileMapping(x, 1);
+  DataStream in = graph.addHostToDeviceFIFO("in", type, size);
+  DataStream out = graph.addDeviceToHostFIFO("out", type, size);
+  Sequence prog;
+  prog.add(Copy(in, x));
+  prog.add(Copy(gcl::allReduceCrossReplica(graph, x, op, prog, {}, "reduce"), out));
+  auto engine = Engine::create(graph, prog);
+  EXPECT_TRUE(engine.ok()) << engine.status();
+  if (!engine.ok()) return {};
+  std::vector<std::vector<T>> outputs(replicas, std::vector<T>(size));
+  for (unsigned r = 0; r < replicas; ++r) {
+    absl::Status s = engine->connectStream("in", r, inputs[r].data(), inputs[r].data() + size);
+    EXPECT_TRUE(s.ok()) << s;
+    s = engine->connectStream("out", r, outputs[r].data(), outputs[r].data() + size);
+    EXPECT_TRUE(s.ok()) << s;
+  }
+  absl::Status s = engine->load(device);
+  EXPECT_TRUE(s.ok()) << s;
+  s = engine->run();
+  EXPECT_TRUE(s.ok()) << s;
+  return outputs;
+}
+
+// Integer reductions in the integers' own arithmetic, as the IPU adds and
+// multiplies integers: sums and products wrap round at the type's width,
+// minima and maxima and 64-bit values past 2^53 are exact, a mean is the
+// exact mean rounded toward zero.
+TEST(CollectivesTest, IntegerReductionsWrapRoundAndStayExact) {
+  constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+  constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+  const std::vector<std::vector<int32_t>> ints = {{kMax, kMin, 7, -7, 65536},
+                                                  {1, -1, 2, 2, 65536}};
+  for (const auto& y : ReduceIntegers<int32_t>(CollectiveOperator::ADD, ints)) {
+    EXPECT_THAT(y, ElementsAre(kMin, kMax, 9, -5, 131072));
+  }
+  for (const auto& y : ReduceIntegers<int32_t>(CollectiveOperator::MUL, ints)) {
+    EXPECT_THAT(y, ElementsAre(kMax, kMin, 14, -14, 0));  // 2^32 wraps to 0
+  }
+  for (const auto& y : ReduceIntegers<int32_t>(CollectiveOperator::MEAN, ints)) {
+    // (2^31 - 1 + 1) / 2, (-2^31 - 1) / 2 toward zero, 9 / 2, -5 / 2.
+    EXPECT_THAT(y, ElementsAre(1 << 30, -(1 << 30), 4, -2, 65536));
+  }
+  for (const auto& y : ReduceIntegers<int32_t>(CollectiveOperator::MIN, ints)) {
+    EXPECT_THAT(y, ElementsAre(1, kMin, 2, -7, 65536));
+  }
+  // 2^53 + 1 is not a double; 2^62 + 2^62 wraps to -2^63.
+  const int64_t big = (int64_t{1} << 53) + 1, huge = int64_t{1} << 62;
+  for (const auto& y :
+       ReduceIntegers<int64_t>(CollectiveOperator::ADD, {{big, huge, -3}, {2, huge, -4}})) {
+    EXPECT_THAT(y, ElementsAre(big + 2, std::numeric_limits<int64_t>::min(), -7));
+  }
+  for (const auto& y :
+       ReduceIntegers<int64_t>(CollectiveOperator::MAX, {{big, huge, -3}, {big - 1, 2, -4}})) {
+    EXPECT_THAT(y, ElementsAre(big, huge, -3));
+  }
+  for (const auto& y : ReduceIntegers<uint32_t>(CollectiveOperator::ADD,
+                                                {{4294967295u, 5}, {2, 6}, {1, 7}, {0, 0}})) {
+    EXPECT_THAT(y, ElementsAre(2u, 18u));
+  }
+  for (const auto& y :
+       ReduceIntegers<int8_t>(CollectiveOperator::ADD, {{100, -100}, {100, -100}})) {
+    EXPECT_THAT(y, ElementsAre(int8_t{-56}, int8_t{56}));
+  }
 }
 
 // Long float reductions (blocks, vector chunks and a remainder) give each
