@@ -9,6 +9,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ struct OpCase {
   Builder build;
   double tolerance = 0;        // 0: bitwise equal
 };
+
+// How gtest names a case in a failure: by its name, not its bytes.
+void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name; }
 
 // Deterministic values in [lo, hi).
 Tensor Floats(TensorShape shape, float lo, float hi, int seed) {
