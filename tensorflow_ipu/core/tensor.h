@@ -68,6 +68,7 @@ class TensorBuffer {
   void* data_;
   size_t size_;
   size_t num_strings_ = 0;
+  void* allocation_ = nullptr;  // what malloc gave (data_ is aligned within it)
   std::shared_ptr<TensorBuffer> base_;  // set for a part of another buffer
 };
 
