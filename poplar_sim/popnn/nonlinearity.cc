@@ -94,7 +94,12 @@ int64_t RowOps(RowKind kind, const T* in, size_t rows, size_t cols, T* out,
         y = RowIn(denseLabels + r * cols, n).template cast<float>();
         const float logSum = std::log(x.exp().sum());
         loss[r] = T((y * (logSum - x)).sum());
-        RowOut(grad + r * cols, n) = ((x - logSum).exp() - y).template cast<T>();
+        // Exponentiated in the (aligned) row, not while writing the
+        // output: Eigen takes a scalar exp for the elements before an
+        // unaligned destination's first whole vector, and its scalar and
+        // vector exps differ in the last bit.
+        x = (x - logSum).exp();
+        RowOut(grad + r * cols, n) = (x - y).template cast<T>();
         break;
       }
     }

@@ -153,8 +153,13 @@ void DenseXent(OpKernelContext* ctx, const Tensor& features,
           x -= x.maxCoeff();
           const U log_sum = std::log(x.exp().sum());
           loss_out[r] = static_cast<T>((p * (log_sum - x)).sum());
-          RowMap<T>(bp_out + r * cols, cols) =
-              ((x - log_sum).exp() - p).template cast<T>();
+          // Exponentiated in the (aligned) row, not while writing the
+          // output: Eigen takes a scalar exp for the elements before an
+          // unaligned destination's first whole vector, and its scalar and
+          // vector exps differ in the last bit, so the values would depend
+          // on where the output happens to start.
+          x = (x - log_sum).exp();
+          RowMap<T>(bp_out + r * cols, cols) = (x - p).template cast<T>();
         }
       });
 }
