@@ -83,22 +83,16 @@ T ReduceInteger(program::CollectiveOperator op,
 void ReduceElement(program::CollectiveOperator op, Type type,
                    const std::vector<std::unique_ptr<char[]>>& values, unsigned first,
                    unsigned count, size_t i, void* out) {
+  auto integer = [&](auto tag) {
+    using T = decltype(tag);
+    static_cast<T*>(out)[i] = ReduceInteger<T>(op, values, first, count, i);
+  };
   switch (type) {
-    case Type::INT:
-      static_cast<int32_t*>(out)[i] = ReduceInteger<int32_t>(op, values, first, count, i);
-      return;
-    case Type::UNSIGNED_INT:
-      static_cast<uint32_t*>(out)[i] = ReduceInteger<uint32_t>(op, values, first, count, i);
-      return;
-    case Type::LONGLONG:
-      static_cast<int64_t*>(out)[i] = ReduceInteger<int64_t>(op, values, first, count, i);
-      return;
-    case Type::CHAR:
-      static_cast<int8_t*>(out)[i] = ReduceInteger<int8_t>(op, values, first, count, i);
-      return;
-    case Type::UNSIGNED_CHAR:
-      static_cast<uint8_t*>(out)[i] = ReduceInteger<uint8_t>(op, values, first, count, i);
-      return;
+    case Type::INT: return integer(int32_t{});
+    case Type::UNSIGNED_INT: return integer(uint32_t{});
+    case Type::LONGLONG: return integer(int64_t{});
+    case Type::CHAR: return integer(int8_t{});
+    case Type::UNSIGNED_CHAR: return integer(uint8_t{});
     case Type::FLOAT:
     case Type::HALF:
     case Type::BOOL:
