@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/core/large_buffer.h"
 #include "tensorflow_ipu/core/status_macros.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
@@ -31,6 +32,13 @@ TensorBuffer::TensorBuffer(size_t bytes) : data_(nullptr), size_(bytes) {
   // sizes of a training step's tensors (3.5 against 0.8 us for 28 of them).
   // Null when the system is out of memory; Tensor::Create reports it.
   if (bytes > std::numeric_limits<size_t>::max() - kAlignment) return;
+  if (bytes >= kLargeBufferBytes) {
+    // Huge pages (large_buffer.h), already aligned.
+    allocation_ = AllocateLargeBuffer(bytes);
+    large_ = true;
+    data_ = allocation_;
+    return;
+  }
   allocation_ = std::malloc(bytes + kAlignment);
   if (allocation_ == nullptr) return;
   const uintptr_t start = reinterpret_cast<uintptr_t>(allocation_);
@@ -52,7 +60,11 @@ TensorBuffer::~TensorBuffer() {
   if (base_ != nullptr) return;  // the base owns the memory
   std::string* strings = static_cast<std::string*>(data_);
   for (size_t i = 0; i < num_strings_; ++i) strings[i].~basic_string();
-  std::free(allocation_);
+  if (large_) {
+    FreeLargeBuffer(allocation_, size_);
+  } else {
+    std::free(allocation_);
+  }
 }
 
 Tensor::Tensor(DataType dtype, const TensorShape& shape)

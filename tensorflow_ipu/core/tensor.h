@@ -69,6 +69,7 @@ class TensorBuffer {
   size_t size_;
   size_t num_strings_ = 0;
   void* allocation_ = nullptr;  // what malloc gave (data_ is aligned within it)
+  bool large_ = false;          // allocation_ is AllocateLargeBuffer's
   std::shared_ptr<TensorBuffer> base_;  // set for a part of another buffer
 };
 

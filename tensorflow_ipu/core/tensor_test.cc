@@ -44,6 +44,32 @@ TEST(TensorTest, EveryBufferIsAlignedAndWholeWhateverItsSize) {
   EXPECT_EQ(strings.data<std::string>()[4], "");
 }
 
+// A buffer of 2 MB or more is a huge-page mapping of its own (large_buffer.h):
+// aligned to 2 MB, holding what is written to it, and kept alive by a slice
+// after the tensor it came from is gone (the sanitizers' build checks that
+// it is unmapped once, with the last of them). Strings too.
+TEST(TensorTest, LargeBuffersAreHugePageAlignedAndOutliveThroughSlices) {
+  Tensor slice;
+  {
+    Tensor big(DT_FLOAT, TensorShape({1000, 1000}));  // 4,000,000 bytes
+    ASSERT_NE(big.raw_data(), nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(big.raw_data()) % (2 << 20), 0u);
+    float* f = big.data<float>();
+    for (int64_t i = 0; i < big.NumElements(); ++i) f[i] = static_cast<float>(i);
+    absl::StatusOr<Tensor> rows = big.Slice(998, 1000);
+    ASSERT_TRUE(rows.ok()) << rows.status();
+    slice = *rows;
+  }
+  ASSERT_EQ(slice.NumElements(), 2000);
+  EXPECT_EQ(slice.data<float>()[0], 998000.f);
+  EXPECT_EQ(slice.data<float>()[1999], 999999.f);
+  Tensor strings(DT_STRING, TensorShape({(2 << 20) / 8}));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(strings.raw_data()) % (2 << 20), 0u);
+  strings.data<std::string>()[1000] = std::string(100, 'x');  // not a short string
+  EXPECT_EQ(strings.data<std::string>()[1000].size(), 100u);
+  EXPECT_EQ(strings.data<std::string>()[0], "");
+}
+
 TEST(TensorTest, CopiesShareBufferDeepCopyDoesNot) {
   Tensor a = Tensor::Vector<int32_t>({1, 2, 3});
   Tensor b = a;
