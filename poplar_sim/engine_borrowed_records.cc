@@ -157,7 +157,7 @@ bool EngineImpl::lendRecord(unsigned id, ReplicaMemory& mem, const char* record)
 
 void EngineImpl::returnBorrowedRecords() {
   for (ReplicaMemory& mem : memory) {
-    for (uint32_t v : borrowingVariables_) mem.base[v] = mem.data[v].get();
+    for (uint32_t v : borrowingVariables_) mem.base[v] = mem.variables.buffer(v);
   }
 }
 

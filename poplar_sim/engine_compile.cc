@@ -423,30 +423,37 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
   // Every replica has its own device memory and stream connections.
   memory.clear();
   memory.resize(replicationFactor);
+  // Host memory for the simulated device memory: with debug.allowOutOfMemory
+  // a variable may be larger than the host has (or than a size_t counts).
+  std::vector<size_t> bytes(graph->variables.size());
+  size_t largest = 0;
+  for (size_t v = 0; v < bytes.size(); ++v) {
+    const VariableRecord& r = graph->variables[v];
+    const size_t size = typeSize(r.type);
+    bytes[v] = r.numElements > SIZE_MAX / size ? SIZE_MAX : r.numElements * size;
+    if (bytes[v] > bytes[largest]) largest = v;
+  }
   for (unsigned replica = 0; replica < replicationFactor; ++replica) {
-    memory[replica].streams.resize(graph->streams.size());
-    std::vector<std::unique_ptr<char[]>>& mem = memory[replica].data;
-    mem.resize(graph->variables.size());
-    memory[replica].base.assign(graph->variables.size(), nullptr);
-    for (size_t v = 0; v < graph->variables.size(); ++v) {
+    ReplicaMemory& m = memory[replica];
+    m.streams.resize(graph->streams.size());
+    if (!m.variables.allocate(bytes)) {
+      const VariableRecord& r = graph->variables[largest];
+      memory.clear();
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "The host cannot allocate the memory of the device's ", bytes.size(),
+          " variables; the largest is tensor '", *r.name, "' ", typeName(r.type),
+          shapeToString(r.shape), " (", r.numElements, " elements; the simulator keeps "
+          "every variable in host memory, once per replica); make it smaller"));
+    }
+    m.base.assign(bytes.size(), nullptr);
+    for (size_t v = 0; v < bytes.size(); ++v) {
       const VariableRecord& r = graph->variables[v];
-      const size_t bytes = r.numElements * typeSize(r.type);
-      // Host memory for the simulated device memory: with
-      // debug.allowOutOfMemory a variable may be larger than the host has.
-      mem[v].reset(new (std::nothrow) char[std::max<size_t>(bytes, 1)]());
-      if (mem[v] == nullptr) {
-        memory.clear();
-        return absl::ResourceExhaustedError(absl::StrCat(
-            "The host cannot allocate the ", bytes, " bytes of tensor '", *r.name,
-            "' ", typeName(r.type), shapeToString(r.shape),
-            " (the simulator keeps every variable in host memory, once per replica); "
-            "make it smaller"));
-      }
-      memory[replica].base[v] = mem[v].get();
+      char* buffer = m.variables.buffer(v);
+      m.base[v] = buffer;
       if (r.isReplicationIndex) {
-        storeFromDouble(r.type, mem[v].get(), 0, globalReplica(replica));
-      } else if (r.isConstant && bytes > 0) {
-        std::memcpy(mem[v].get(), r.constantData.data(), bytes);
+        storeFromDouble(r.type, buffer, 0, globalReplica(replica));
+      } else if (r.isConstant && bytes[v] > 0) {
+        std::memcpy(buffer, r.constantData.data(), bytes[v]);
       }
     }
   }

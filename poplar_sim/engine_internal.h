@@ -24,6 +24,7 @@
 #include "poplar_sim/target.h"
 #include "poplar_sim/tile_top_users.h"
 #include "poplar_sim/variable_liveness.h"
+#include "poplar_sim/variable_memory.h"
 
 namespace poplar_sim {
 namespace internal {
@@ -92,7 +93,7 @@ struct StreamConnection {
 // variable's own buffer, or during a run the host record a stream step
 // lends it (engine_borrowed_records.cc).
 struct ReplicaMemory {
-  std::vector<std::unique_ptr<char[]>> data;
+  VariableMemory variables;  // the buffers base[v] points to between runs
   std::vector<char*> base;
   std::vector<StreamConnection> streams;
 };
