@@ -61,7 +61,7 @@ TensorBuffer::~TensorBuffer() {
   std::string* strings = static_cast<std::string*>(data_);
   for (size_t i = 0; i < num_strings_; ++i) strings[i].~basic_string();
   if (large_) {
-    FreeLargeBuffer(allocation_, size_);
+    FreeLargeBuffer(allocation_);
   } else {
     std::free(allocation_);
   }
