@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "tools/bench/huge_page_vector.h"
 
 namespace tfipu_bench {
 
@@ -25,8 +26,8 @@ struct ImageSet {
   int64_t count = 0;      // images
   int64_t pixels = 0;     // per image (rows * cols)
   int classes = 10;
-  std::vector<float> images;    // count x pixels, each in [0, 1]
-  std::vector<int32_t> labels;  // count
+  HugePageVector<float> images;  // count x pixels, each in [0, 1]
+  std::vector<int32_t> labels;   // count
 
   // Whole batches of `batch` images in the set.
   int64_t num_batches(int batch) const { return count / batch; }
