@@ -1,6 +1,7 @@
 // Elementwise math ops through ClientSession: broadcasting binary ops,
 // comparisons, logic, unary functions, gradient helpers and Select.
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "Eigen/Core"
@@ -301,6 +302,39 @@ TEST(MathCwiseOpsTest, GradientHelpers) {
   EXPECT_THAT(Values<float>(Eval(root, sqrt_g)), ElementsAre(0.25f));
   EXPECT_THAT(Values<float>(Eval(root, rec_g)), ElementsAre(-12.f));
   EXPECT_THAT(Values<int32_t>(Eval(root, relu_gi)), ElementsAre(5, 0));
+}
+
+// ReluGrad passes the gradient exactly where the feature is positive and
+// gives +0 elsewhere (NaN, -0 and +0 features included; an infinite or NaN
+// gradient passes as it is), at a layer's size and at one large enough to
+// be split over the session's threads.
+TEST(MathCwiseOpsTest, ReluGradPassesWhereTheFeatureIsPositiveAtAnySize) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> feature_cycle = {1.f, -1.f, 0.f, -0.f, nan, inf, -inf, 1e-40f, 3.f};
+  const std::vector<float> gradient_cycle = {2.f, 5.f, -7.f, inf, 1.f, nan, 4.f, -inf, -0.f};
+  for (int64_t n : {8192, 300001}) {
+    Tensor g(DT_FLOAT, TensorShape({n})), f(DT_FLOAT, TensorShape({n}));
+    for (int64_t i = 0; i < n; ++i) {
+      g.data<float>()[i] = gradient_cycle[i % gradient_cycle.size()] + static_cast<float>(i % 7);
+      f.data<float>()[i] = feature_cycle[i % feature_cycle.size()];
+    }
+    Scope root = Scope::NewRootScope();
+    auto grad = ops::ReluGrad(root, ops::Const(root, g), ops::Const(root, f));
+    ASSERT_TRUE(root.ok()) << root.status();
+    const std::vector<float> out = Values<float>(Eval(root, grad));
+    ASSERT_EQ(static_cast<int64_t>(out.size()), n);
+    for (int64_t i = 0; i < n; ++i) {
+      const float fi = f.data<float>()[i], gi = g.data<float>()[i];
+      const float want = fi > 0.f ? gi : 0.f;
+      if (std::isnan(want)) {
+        ASSERT_TRUE(std::isnan(out[i])) << "element " << i;
+      } else {
+        ASSERT_EQ(out[i], want) << "element " << i << " feature " << fi;
+        ASSERT_EQ(std::signbit(out[i]), std::signbit(want)) << "element " << i;
+      }
+    }
+  }
 }
 
 TEST(MathCwiseOpsTest, GradientHelpersRejectDifferentShapes) {

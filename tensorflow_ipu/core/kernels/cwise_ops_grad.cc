@@ -31,11 +31,35 @@ TFIPU_GRAD_FN(RsqrtGradFn, y, dy, dy * y * y * y * y.constant(S(-0.5f)));
 TFIPU_GRAD_FN(SqrtGradFn, y, dy, dy * y.constant(S(0.5f)) / y);
 // d 1/x = -y^2
 TFIPU_GRAD_FN(ReciprocalGradFn, y, dy, -dy * y * y);
-// The gradient passes where the feature was positive.
-TFIPU_GRAD_FN(ReluGradFn, gradients, features,
-              (features > features.constant(S(0)))
-                  .select(gradients, gradients.constant(S(0))));
 #undef TFIPU_GRAD_FN
+
+// o[i] = g[i] where f[i] > 0, else 0 (NaN features included). The
+// pointers are restrict and the loop has no branch, so the compiler makes
+// vector compares and blends of it.
+template <typename T>
+void ReluGradRange(const T* __restrict g, const T* __restrict f, T* __restrict o, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) o[i] = f[i] > T(0) ? g[i] : T(0);
+}
+
+// ReluGrad: the gradient passes where the feature was positive. Eigen's
+// Tensor select over a comparison ran element by element: a 32x128 layer's
+// gradient took 1.46 us, 0.88 as this loop (train_mlp, medians).
+template <typename T>
+struct ReluGradLoop {
+  static absl::Status Run(OpKernelContext* ctx) {
+    RETURN_IF_ERROR(cwise::CheckSameShapeInputs(ctx));
+    const Tensor& gradients = ctx->input(0);
+    const Tensor& features = ctx->input(1);
+    ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, gradients.shape()));
+    const T* g = gradients.data<T>();
+    const T* f = features.data<T>();
+    T* o = out->data<T>();
+    cwise::ParallelFor(ctx, out->NumElements(), 1, [g, f, o](int64_t begin, int64_t end) {
+      ReluGradRange(g + begin, f + begin, o + begin, end - begin);
+    });
+    return absl::OkStatus();
+  }
+};
 
 template <typename Fn>
 using FloatKernel = SameShapeKernel<Fn, float, half, double>;
@@ -46,7 +70,7 @@ REGISTER_KERNEL("RsqrtGrad", kDeviceTypeCpu, FloatKernel<RsqrtGradFn>);
 REGISTER_KERNEL("SqrtGrad", kDeviceTypeCpu, FloatKernel<SqrtGradFn>);
 REGISTER_KERNEL("ReciprocalGrad", kDeviceTypeCpu, FloatKernel<ReciprocalGradFn>);
 REGISTER_KERNEL("ReluGrad", kDeviceTypeCpu,
-                SameShapeKernel<ReluGradFn, float, half, double, int32_t, int64_t>);
+                cwise::TypedKernel<ReluGradLoop, float, half, double, int32_t, int64_t>);
 
 // r0, r1 for shapes s0, s1: input k sums over dimension j of the broadcast
 // shape if its own (1-padded) size there is 1. Where both are 1, both sum

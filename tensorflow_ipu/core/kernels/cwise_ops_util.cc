@@ -90,5 +90,16 @@ void ParallelFor(OpKernelContext* ctx, int64_t n, int64_t cost_per_item,
   RunRanges(ctx->eigen_device(), n, grain, ctx->eigen_device().numThreads(), fn);
 }
 
+absl::Status CheckSameShapeInputs(OpKernelContext* ctx) {
+  const Tensor& a = ctx->input(0);
+  const Tensor& b = ctx->input(1);
+  if (a.shape() == b.shape()) return absl::OkStatus();
+  const auto& def = ctx->node().op_def();
+  return ctx->InvalidArgument(absl::StrCat(
+      "Inputs '", def.inputs[0].name, "' and '", def.inputs[1].name,
+      "' must have the same shape, but are ", a.shape().DebugString(), " and ",
+      b.shape().DebugString()));
+}
+
 }  // namespace cwise
 }  // namespace tensorflow_ipu

@@ -165,19 +165,17 @@ absl::Status ComputeUnary(OpKernelContext* ctx) {
   return absl::OkStatus();
 }
 
+// InvalidArgument naming both inputs unless inputs 0 and 1 have the same
+// shape (the gradient helpers do not broadcast, as in TensorFlow).
+absl::Status CheckSameShapeInputs(OpKernelContext* ctx);
+
 // Gradient helpers z = Fn::Apply(a, b) whose two inputs must have the same
-// shape (no broadcasting, as in TensorFlow).
+// shape.
 template <typename Fn, typename T>
 absl::Status ComputeSameShape(OpKernelContext* ctx) {
+  RETURN_IF_ERROR(CheckSameShapeInputs(ctx));
   const Tensor& a = ctx->input(0);
   const Tensor& b = ctx->input(1);
-  if (a.shape() != b.shape()) {
-    const auto& def = ctx->node().op_def();
-    return ctx->InvalidArgument(absl::StrCat(
-        "Inputs '", def.inputs[0].name, "' and '", def.inputs[1].name,
-        "' must have the same shape, but are ", a.shape().DebugString(),
-        " and ", b.shape().DebugString()));
-  }
   ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, a.shape()));
   Vec<T> av = FlatVec<T>(a), bv = FlatVec<T>(b);
   Assign(ctx, FlatVec<T>(*out), Fn::Apply(av, bv));
