@@ -25,7 +25,7 @@ bool AllZero(const char* p, size_t n) {
 TEST(VariableMemoryTest, BuffersAreZeroedAlignedAndApart) {
   const std::vector<size_t> bytes = {400, 0, 1, 65, 0, 4096};
   VariableMemory m;
-  ASSERT_TRUE(m.allocate(bytes));
+  ASSERT_TRUE(m.allocate(bytes)) << "the host gave no block for these sizes";
   EXPECT_FALSE(m.inHugePages());
   std::set<uintptr_t> lines;
   for (size_t v = 0; v < bytes.size(); ++v) {
@@ -49,7 +49,7 @@ TEST(VariableMemoryTest, BuffersAreZeroedAlignedAndApart) {
 TEST(VariableMemoryTest, LargeBlocksTakeHugePages) {
   const std::vector<size_t> bytes = {800 * 1024, 100, 300 * 1024};
   VariableMemory m;
-  ASSERT_TRUE(m.allocate(bytes));
+  ASSERT_TRUE(m.allocate(bytes)) << "the host gave no block for these sizes";
   EXPECT_TRUE(m.inHugePages());
   EXPECT_EQ(reinterpret_cast<uintptr_t>(m.buffer(0)) % kHugePageBytes, 0u);
   EXPECT_GE(m.blockBytes(), 800 * 1024 + 64 + 300 * 1024u);
@@ -65,11 +65,11 @@ TEST(VariableMemoryTest, LargeBlocksTakeHugePages) {
 // the memory can then be allocated again.
 TEST(VariableMemoryTest, ImpossibleTotalsAreRefused) {
   VariableMemory m;
-  ASSERT_TRUE(m.allocate({16}));
+  ASSERT_TRUE(m.allocate({16})) << "the host gave no block for {16}";
   EXPECT_FALSE(m.allocate({SIZE_MAX / 2, SIZE_MAX / 2, 4096}));
   EXPECT_EQ(m.blockBytes(), 0u);
   EXPECT_FALSE(m.allocate({SIZE_MAX}));
-  ASSERT_TRUE(m.allocate({8, 8}));
+  ASSERT_TRUE(m.allocate({8, 8})) << "the host gave no block for {8, 8}";
   EXPECT_EQ(m.buffer(1) - m.buffer(0), 64);
 }
 
@@ -77,7 +77,7 @@ TEST(VariableMemoryTest, ImpossibleTotalsAreRefused) {
 // each block is freed once).
 TEST(VariableMemoryTest, MovesKeepTheBuffers) {
   VariableMemory a;
-  ASSERT_TRUE(a.allocate({2u << 20, 10}));
+  ASSERT_TRUE(a.allocate({2u << 20, 10})) << "the host gave no block for {2u << 20, 10}";
   char* w = a.buffer(1);
   w[0] = 5;
   VariableMemory b(std::move(a));
@@ -85,7 +85,7 @@ TEST(VariableMemoryTest, MovesKeepTheBuffers) {
   EXPECT_EQ(b.buffer(1)[0], 5);
   EXPECT_EQ(a.blockBytes(), 0u);  // NOLINT(bugprone-use-after-move): moved-from is empty
   VariableMemory c;
-  ASSERT_TRUE(c.allocate({4}));
+  ASSERT_TRUE(c.allocate({4})) << "the host gave no block for {4}";
   c = std::move(b);
   EXPECT_EQ(c.buffer(1)[0], 5);
   EXPECT_TRUE(c.inHugePages());
