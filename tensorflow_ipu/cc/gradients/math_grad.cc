@@ -111,9 +111,13 @@ absl::Status OutputBasedGrad(const Scope& s, const Operation& op,
   return s.status();
 }
 
+// From the Relu's output, as TensorFlow's Python gradient does (the same
+// mask: the output is positive exactly where the input is). The input then
+// has one reader, so a MatMul -> BiasAdd -> Relu chain stays fusable in
+// training (bias_activation_fusion.h) and its pre-activation is not kept.
 absl::Status ReluGrad(const Scope& s, const Operation& op,
                       const std::vector<Output>& g, std::vector<Output>* grads) {
-  *grads = {ops::ReluGrad(s, g[0], In(op, 0))};
+  *grads = {ops::ReluGrad(s, g[0], Out(op))};
   return s.status();
 }
 

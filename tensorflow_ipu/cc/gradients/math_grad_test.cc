@@ -3,6 +3,7 @@
 
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/cc/gradients/gradient_checker.h"
+#include "tensorflow_ipu/cc/gradients/gradients.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 
 namespace tensorflow_ipu {
@@ -94,6 +95,24 @@ TEST(MathGradTest, UnaryOps) {
   for (const auto& [name, f, x] : cases) {
     EXPECT_LT(UnaryError(f, *x), kTolerance) << name;
   }
+}
+
+// Relu's gradient masks with the Relu's output, as TensorFlow's Python
+// gradient does, so that the pre-activation has the Relu as its only reader
+// and a dense layer's MatMul -> BiasAdd -> Relu stays one fused kernel run
+// in training.
+TEST(MathGradTest, ReluGradientReadsTheReluOutput) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, DT_FLOAT, ops::Placeholder::Shape({2, 3}));
+  auto y = ops::Relu(root, x);
+  std::vector<Output> grads;
+  absl::Status s = AddSymbolicGradients(root, {y}, {x}, &grads);
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_EQ(grads.size(), 1u);
+  const Node* grad = grads[0].node();
+  ASSERT_EQ(grad->op(), "ReluGrad");
+  EXPECT_EQ(grad->input(1).node, y.node()) << grad->input(1).node->name();
+  EXPECT_EQ(grad->input(1).index, 0);
 }
 
 TEST(MathGradTest, CastThroughFloat) {
