@@ -19,9 +19,12 @@ template <typename T>
 using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // From this many multiply-adds a product is split over the pool's threads:
-// waking a thread costs a few microseconds, a 2M multiply-add product about
-// 20 (the MLP's 32x784x256 layer is 6.4M).
-constexpr int64_t kSplitFlops = 2 * 1024 * 1024;
+// handing work to a polling thread costs well under a microsecond, a 1M
+// multiply-add product about 13 on one core (the MLP's 32x256x128 layer;
+// its 32x784x256 layer is 6.4M). Splitting the 1M products pays only when
+// every product through a layer's weights splits them the same way (see
+// SplitsByDepth): train_mlp's CPU executor +4%.
+constexpr int64_t kSplitFlops = 1024 * 1024;
 // Shard boundaries are multiples of this. Eigen's product kernels handle
 // the output in register blocks counted from the start of the product (at
 // most 3 AVX-512 float vectors, 48), and blocks of different widths add up
@@ -61,8 +64,12 @@ void ForEachBlock(const Eigen::ThreadPoolDevice& device, Index m, Index n, Index
 // output columns instead, each core read half of every row of the weights
 // from the other core's cache. The simulated IPU's products split so too
 // (poplar_sim/poplin/matmul_host.cc).
-bool SplitsByDepth(Index m, Index n, Index k) {
-  return m < kSplitGrain && k >= 2 * kSplitGrain && m * n * k >= kSplitFlops &&
+// Not when b is transposed (an input gradient, dx = dy w^T): the depth then
+// runs along the weights' columns, and the output columns are the weights'
+// rows, so ForEachBlock's split by columns (at the same boundary) is the
+// one that keeps each thread on its own rows.
+bool SplitsByDepth(Index m, Index n, Index k, bool tb) {
+  return !tb && m < kSplitGrain && k >= 2 * kSplitGrain && m * n * k >= kSplitFlops &&
          dnnl_one_thread::FasterThanEigen(m, n, k);
 }
 
@@ -114,7 +121,7 @@ void Gemm(const Eigen::ThreadPoolDevice& device, const T* a, int64_t a_rows,
   bool dnnl = false;
   if constexpr (std::is_same_v<T, float>) {
     dnnl = dnnl_one_thread::FasterThanEigen(m, n, k);
-    if (SplitsByDepth(m, n, k) && ProductByDepth(device, a, a_cols, ta, b, b_cols, tb, m, n, k,
+    if (SplitsByDepth(m, n, k, tb) && ProductByDepth(device, a, a_cols, ta, b, b_cols, tb, m, n, k,
                                                  out)) {
       return;
     }

@@ -23,14 +23,18 @@ namespace tensorflow_ipu {
 // the shape only (third_party/dnnl/one_thread_sgemm.h, measured by
 // tools/bench:gemm_compare, docs/PERFORMANCE.md).
 //
-// Products of 2M multiply-adds or more are split into blocks of output rows
+// Products of 1M multiply-adds or more are split into blocks of output rows
 // (or columns, for wide outputs) whose boundaries are multiples of 48, one
-// per pool thread, each computed by one library call on one thread. Every
-// output element is then computed by the same kernel, in the same order, as
-// in the unsplit product (Eigen's register blocks are counted from the
-// product's start, at most 48 wide; oneDNN's single-threaded sgemm sums
-// each element over k the same way whatever the block), so results do not
-// depend on the number of threads (gemm_test).
+// per pool thread, each computed by one library call on one thread; a
+// batch of few rows through weights that are not transposed is split by
+// its depth instead, into the same two halves whatever the number of
+// threads (gemm.cc), so that every product through a layer's weights gives
+// each thread the same rows of them. In a block, every output element is
+// computed by the same kernel, in the same order, as in the unsplit
+// product (Eigen's register blocks are counted from the product's start, at
+// most 48 wide; oneDNN's single-threaded sgemm sums each element over k
+// the same way whatever the block), so results do not depend on the number
+// of threads (gemm_test).
 //
 // Defined for float, double and int32_t (half callers convert to float).
 template <typename T>

@@ -79,14 +79,15 @@ TEST(GemmTest, SplitProductsKeepTheirBitsForAnyThreadCount) {
   }
 }
 
-// A product of few rows and a deep sum is the sum of two oneDNN products
-// over the halves of its depth, split at a multiple of 48 (384 of 784, so
-// that each half reads the weight rows its thread wrote in the update,
-// which splits 784 rows at 384), for any number of threads and each
-// transpose: bit for bit that sum, in that order.
+// A product of few rows and a deep sum through weights (b not
+// transposed: the depth runs along the weights' rows) is the sum of two
+// oneDNN products over the halves of its depth, split at a multiple of 48
+// (384 of 784 and 144 of 256, so that each half reads the weight rows its
+// thread wrote in the update, which splits the rows there), for any number
+// of threads: bit for bit that sum, in that order.
 TEST(GemmTest, FewRowsDeepProductsAreTheSumOfTheirDepthHalves) {
   for (const Shape& s : {Shape{32, 784, 256, false, false}, Shape{32, 784, 256, true, false},
-                         Shape{32, 784, 256, false, true}, Shape{16, 1000, 200, true, true}}) {
+                         Shape{32, 256, 128, false, false}, Shape{16, 1000, 200, true, false}}) {
     const std::vector<float> a = Values(s.m * s.k, 0), b = Values(s.k * s.n, 2);
     const int64_t lda = s.ta ? s.m : s.k, ldb = s.tb ? s.k : s.n;
     const int64_t half = (s.k + 48) / 96 * 48;
@@ -105,6 +106,29 @@ TEST(GemmTest, FewRowsDeepProductsAreTheSumOfTheirDepthHalves) {
         ASSERT_EQ(got[i], first[i] + second[i])
             << s.m << "x" << s.k << "x" << s.n << " ta=" << s.ta << " tb=" << s.tb << " on "
             << threads << " threads, element " << i;
+      }
+    }
+  }
+}
+
+// A product of few rows through transposed weights (an input gradient:
+// dx = dy w^T, where the depth runs along the weights' columns) is split
+// by its output columns, which are the weights' rows, at the update's
+// boundary, never by depth: every element is oneDNN's sum over the whole
+// depth, for any number of threads. Split by depth, each thread would read
+// half of every row of the weights, which the other thread wrote.
+TEST(GemmTest, ProductsThroughTransposedWeightsSplitByOutputColumns) {
+  for (const Shape& s : {Shape{32, 128, 256, false, true}, Shape{32, 256, 784, false, true}}) {
+    const std::vector<float> a = Values(s.m * s.k, 0), b = Values(s.k * s.n, 2);
+    std::vector<float> whole(s.m * s.n);
+    ASSERT_TRUE(dnnl_one_thread::Sgemm(s.ta, s.tb, s.m, s.n, s.k, a.data(), s.k, b.data(), s.k,
+                                       whole.data(), s.n))
+        << "oneDNN refused " << s.m << "x" << s.k << "x" << s.n;
+    for (int threads : {1, 2, 3}) {
+      const std::vector<float> got = Product(s, threads);
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i], whole[i]) << s.m << "x" << s.k << "x" << s.n << " tb=" << s.tb
+                                    << " on " << threads << " threads, element " << i;
       }
     }
   }
