@@ -270,7 +270,12 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
   // second half's product in the second plane and the reduction adds the
   // two: no temporary, and no copy of the first plane into the output. The
   // bits are those of the sum made in DnnlProduct (one addition).
-  const bool twoPlanes = sk > 1 && type == FLOAT && !hostProduct && SplitsByDepth(m, k, n);
+  // (Planned for products split whether or not the run writes B: a product
+  // split only because it does keeps its sum in the first plane.)
+  const bool twoPlanes =
+      sk > 1 && type == FLOAT && !hostProduct &&
+      SplitsByDepth(m, k, n, FloatOperand::Of(b, StorageOrderIsFree(m, k, n)).transposed,
+                    /*bWritten=*/false);
   const Tensor secondPlane = twoPlanes ? partials[1] : Tensor();
   if (type == FLOAT || sk > 1) {
     const bool eitherOrder = StorageOrderIsFree(m, k, n);
