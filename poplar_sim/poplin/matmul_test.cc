@@ -304,6 +304,34 @@ TEST(MatMulTest, HostThreadsSplitLargeProductsWithoutChangingResults) {
   EXPECT_EQ(two.calls, 0);
 }
 
+// The benchmark MLP's second layer (1M multiply-adds) is split over the
+// host threads when the run writes its weights (training: the forward
+// product, the input gradient through the transposed weights), and stays on
+// the calling thread when they are constant (inference), where one thread
+// is faster; the values are the product's either way.
+TEST(MatMulTest, OneMillionProductsSplitOnlyWhenTheRunWritesTheirWeights) {
+  struct Shape { size_t m, k, n; bool bTransposed; };
+  for (const Shape& s : {Shape{32, 256, 128, false}, Shape{32, 128, 256, true}}) {
+    ASSERT_EQ(s.m * s.k * s.n, size_t{1} << 20);
+    std::vector<float> results[2];
+    for (bool bWritten : {false, true}) {
+      RunStats stats;
+      CountingThreads two;
+      results[bWritten] = RunProduct(s.m, s.k, s.n, s.bTransposed, &two, &stats, bWritten);
+      EXPECT_EQ(two.calls, bWritten ? 1 : 0)
+          << s.m << "x" << s.k << "x" << s.n << (s.bTransposed ? " (b transposed)" : "")
+          << (bWritten ? " (b a variable)" : " (b a constant)");
+    }
+    ASSERT_EQ(results[0].size(), s.m * s.n);
+    ASSERT_EQ(results[1].size(), s.m * s.n);
+    for (size_t i = 0; i < s.m * s.n; ++i) {
+      // The depth split's sum rounds differently from the whole product's.
+      ASSERT_NEAR(results[1][i], results[0][i], 1e-4 * (1 + std::abs(results[0][i])))
+          << "element " << i << (s.bTransposed ? " (b transposed)" : "");
+    }
+  }
+}
+
 // A product of fewer than 48 rows is split by its depth into two fixed
 // halves whose products are added (SplitByDepth in matmul_host.cc); its
 // values are the product's, to float rounding, for either storage order of
