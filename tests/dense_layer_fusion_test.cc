@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "tensorflow_ipu/cc/client_session.h"
+#include "tensorflow_ipu/cc/gradients/gradients.h"
 #include "tensorflow_ipu/cc/ops/standard_ops.h"
 
 namespace tensorflow_ipu {
@@ -97,6 +98,42 @@ TEST(DenseLayerFusionTest, IntermediateTensorsStayFetchable) {
   ExpectSameBits(biased[1], traced[2], "Relu beside a fetched BiasAdd");
   const std::vector<Tensor> all = RunLayer(2, /*traced=*/false, {"product", "biased", "relu"});
   for (int k = 0; k < 3; ++k) ExpectSameBits(all[k], traced[k], "all fetched");
+}
+
+// In training the chain is fused too (Relu's gradient reads the Relu's
+// output, so the pre-activation has the Relu as its only reader): the
+// loss and the weight and bias gradients have the bits of the kernels run
+// one by one, for any number of threads.
+TEST(DenseLayerFusionTest, TrainingGradientsHaveTheKernelsBits) {
+  auto run = [](int threads, bool traced) {
+    Scope root = Scope::NewRootScope();
+    Layer layer(root);
+    auto loss = ops::Sum(root.WithOpName("loss"), layer.relu, {0, 1});
+    std::vector<Output> grads;
+    absl::Status s = AddSymbolicGradients(root, {loss}, {layer.w, layer.b}, &grads);
+    EXPECT_TRUE(s.ok()) << s;
+    SessionOptions options;
+    options.num_threads = threads;
+    ClientSession session(root, options);
+    RunOptions run_options;
+    if (traced) run_options.trace_level = RunOptions::FULL_TRACE;
+    RunMetadata metadata;
+    std::vector<Tensor> out;
+    s = session.Run(run_options, {{layer.x, layer.batch}}, {loss, grads[0], grads[1]}, {}, &out,
+                    &metadata);
+    EXPECT_TRUE(s.ok()) << s;
+    return out;
+  };
+  const std::vector<Tensor> want = run(1, /*traced=*/true);
+  ASSERT_EQ(want.size(), 3u);
+  for (int threads : {1, 2}) {
+    const std::vector<Tensor> got = run(threads, /*traced=*/false);
+    ASSERT_EQ(got.size(), 3u);
+    const std::string where = ", " + std::to_string(threads) + " threads";
+    ExpectSameBits(got[0], want[0], "loss" + where);
+    ExpectSameBits(got[1], want[1], "weight gradient" + where);
+    ExpectSameBits(got[2], want[2], "bias gradient" + where);
+  }
 }
 
 // A bias of the wrong length is the BiasAdd kernel's error, by name.
