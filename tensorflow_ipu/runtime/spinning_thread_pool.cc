@@ -21,6 +21,7 @@ inline void CpuRelax() {
 SpinningThreadPool::SpinningThreadPool(int num_threads, int spin_us)
     : spin_us_(spin_us) {
   const int n = num_threads < 1 ? 1 : num_threads;
+  slots_ = std::make_unique<Slot[]>(n);
   workers_.reserve(n);
   for (int i = 0; i < n; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
 }
@@ -36,6 +37,17 @@ SpinningThreadPool::~SpinningThreadPool() {
 }
 
 void SpinningThreadPool::Schedule(std::function<void()> fn) {
+  if (!fn) return;  // nothing to run (an empty task would read as "stop")
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    Slot& slot = slots_[i];
+    int idle = Slot::kIdle;
+    if (slot.state.load(std::memory_order_relaxed) == Slot::kIdle &&
+        slot.state.compare_exchange_strong(idle, Slot::kFilling, std::memory_order_acquire)) {
+      slot.task = std::move(fn);
+      slot.state.store(Slot::kFull, std::memory_order_release);
+      return;
+    }
+  }
   bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -50,11 +62,12 @@ int SpinningThreadPool::CurrentThreadId() const {
   return current_pool == this ? current_id : -1;
 }
 
-void SpinningThreadPool::Spin() const {
+void SpinningThreadPool::Spin(const Slot& slot) const {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point deadline = Clock::now() + std::chrono::microseconds(spin_us_);
   for (int i = 0;; ++i) {
-    if (queued_.load(std::memory_order_acquire) > 0 ||
+    if (slot.state.load(std::memory_order_acquire) != Slot::kIdle ||
+        queued_.load(std::memory_order_acquire) > 0 ||
         stopping_.load(std::memory_order_acquire)) {
       return;
     }
@@ -63,24 +76,38 @@ void SpinningThreadPool::Spin() const {
   }
 }
 
+std::function<void()> SpinningThreadPool::NextTask(Slot& slot) {
+  slot.state.store(Slot::kIdle, std::memory_order_release);
+  Spin(slot);
+  // Stop taking tasks in the slot. If a Schedule claimed it first, its task
+  // is on the way.
+  int idle = Slot::kIdle;
+  if (!slot.state.compare_exchange_strong(idle, Slot::kBusy, std::memory_order_acq_rel)) {
+    while (slot.state.load(std::memory_order_acquire) != Slot::kFull) CpuRelax();
+    std::function<void()> task = std::move(slot.task);
+    slot.task = nullptr;
+    slot.state.store(Slot::kBusy, std::memory_order_relaxed);
+    return task;
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  if (queue_.empty() && !stop_) {
+    ++sleeping_;
+    wake_.wait(lock, [this] { return !queue_.empty() || stop_; });
+    --sleeping_;
+  }
+  if (queue_.empty()) return nullptr;  // stopping, and nothing left to run
+  std::function<void()> task = std::move(queue_.front());
+  queue_.pop_front();
+  queued_.fetch_sub(1, std::memory_order_relaxed);
+  return task;
+}
+
 void SpinningThreadPool::WorkerLoop(int id) {
   current_pool = this;
   current_id = id;
   for (;;) {
-    Spin();
-    std::function<void()> task;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      if (queue_.empty() && !stop_) {
-        ++sleeping_;
-        wake_.wait(lock, [this] { return !queue_.empty() || stop_; });
-        --sleeping_;
-      }
-      if (queue_.empty()) return;  // stopping, and nothing left to run
-      task = std::move(queue_.front());
-      queue_.pop_front();
-      queued_.fetch_sub(1, std::memory_order_relaxed);
-    }
+    std::function<void()> task = NextTask(slots_[id]);
+    if (!task) return;
     task();
   }
 }

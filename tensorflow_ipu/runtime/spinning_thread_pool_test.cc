@@ -43,6 +43,46 @@ TEST(SpinningThreadPoolTest, WakesWorkersThatFellAsleep) {
   }
 }
 
+// Tasks reach a polling worker through its slot and the others through the
+// queue; with workers that poll for 1 us, they keep falling asleep between
+// bursts, so both hand-overs race with the workers giving up their slots.
+// Every task runs once, and none is stranded.
+TEST(SpinningThreadPoolTest, TasksFromManyThreadsRunOnceWhileWorkersSpinAndSleep) {
+  SpinningThreadPool pool(2, 1);
+  constexpr int kSchedulers = 4, kBursts = 200, kPerBurst = 5;
+  constexpr int kTotal = kSchedulers * kBursts * kPerBurst;
+  std::vector<std::atomic<int>> runs(kTotal);
+  std::atomic<int> done{0};
+  absl::Notification all;
+  std::vector<std::thread> schedulers;
+  for (int t = 0; t < kSchedulers; ++t) {
+    schedulers.emplace_back([&, t] {
+      for (int b = 0; b < kBursts; ++b) {
+        for (int k = 0; k < kPerBurst; ++k) {
+          const int id = (t * kBursts + b) * kPerBurst + k;
+          pool.Schedule([&, id] {
+            runs[id].fetch_add(1);
+            if (done.fetch_add(1) + 1 == kTotal) all.Notify();
+          });
+        }
+        if (b % 16 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+    });
+  }
+  for (std::thread& t : schedulers) t.join();
+  ASSERT_TRUE(all.WaitForNotificationWithTimeout(absl::Seconds(60)))
+      << done.load() << " of " << kTotal << " tasks ran";
+  for (int id = 0; id < kTotal; ++id) EXPECT_EQ(runs[id].load(), 1) << "task " << id;
+}
+
+TEST(SpinningThreadPoolTest, AnEmptyTaskIsIgnored) {
+  SpinningThreadPool pool(1, 100);
+  pool.Schedule(std::function<void()>());
+  absl::Notification ran;
+  pool.Schedule([&] { ran.Notify(); });
+  EXPECT_TRUE(ran.WaitForNotificationWithTimeout(absl::Seconds(60)));
+}
+
 TEST(SpinningThreadPoolTest, DestructorRunsWhatWasScheduled) {
   std::atomic<int> ran{0};
   {
