@@ -270,12 +270,11 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
   // second half's product in the second plane and the reduction adds the
   // two: no temporary, and no copy of the first plane into the output. The
   // bits are those of the sum made in DnnlProduct (one addition).
-  // (Planned for products split whether or not the run writes B: a product
-  // split only because it does keeps its sum in the first plane. B's
-  // storage order is looked at last, for the few shapes that qualify.)
+  // (B's storage order is looked at last, for the few shapes that
+  // qualify.)
   const bool twoPlanes =
       sk > 1 && type == FLOAT && !hostProduct &&
-      SplitsByDepth(m, k, n, /*bTransposed=*/false, /*bWritten=*/false) &&
+      SplitsByDepth(m, k, n, /*bTransposed=*/false) &&
       !FloatOperand::Of(b, StorageOrderIsFree(m, k, n)).transposed;
   const Tensor secondPlane = twoPlanes ? partials[1] : Tensor();
   if (type == FLOAT || sk > 1) {

@@ -107,9 +107,8 @@ bool SplitOverThreads(ExecutionContext& ctx, size_t m, size_t n, const Block& bl
 
 }  // namespace
 
-bool SplitsByDepth(size_t m, size_t k, size_t n, bool bTransposed, bool bWritten) {
-  return !bTransposed && dnnl_one_thread::FasterThanEigen(m, n, k) &&
-         m * n * k >= (bWritten ? kDnnlSplitMacs : kDnnlSplitMacsConstantB) &&
+bool SplitsByDepth(size_t m, size_t k, size_t n, bool bTransposed) {
+  return !bTransposed && dnnl_one_thread::FasterThanEigen(m, n, k) && m * n * k >= kDnnlSplitMacs &&
          m < kHostSplitGrain && k >= 2 * kHostSplitGrain;
 }
 
@@ -124,12 +123,11 @@ bool DnnlProduct(ExecutionContext& ctx, const FloatOperand& a, const FloatOperan
     return dnnl_one_thread::SgemmBlock(a.transposed, b.transposed, r0, rows, c0, cols, k, av.data(),
                                        lda, bv.data(), ldb, out, n);
   };
-  const bool bWritten = ctx.writtenDuringRun(b.storage);
-  if (SplitsByDepth(m, k, n, b.transposed, bWritten)) {
+  if (SplitsByDepth(m, k, n, b.transposed)) {
     return SplitByDepth(ctx, a, b, m, k, n, av.data(), lda, bv.data(), ldb, out,
                         depthSecondPart);
   }
-  if (m * n * k < (bWritten ? kDnnlSplitMacs : kDnnlSplitMacsConstantB)) return block(0, m, 0, n);
+  if (m * n * k < kDnnlSplitMacs) return block(0, m, 0, n);
   return SplitOverThreads(ctx, m, n, block);
 }
 

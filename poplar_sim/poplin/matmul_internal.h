@@ -123,19 +123,15 @@ inline constexpr size_t kHostSplitMacs = size_t{1} << 20;
 // however many threads run.
 inline constexpr size_t kHostSplitGrain = 48;
 
-// From this many multiply-adds oneDNN's products are split when the run
-// writes their B (a layer's weights, in training): the benchmark MLP's
-// 32x256x128 layer (1M) then runs on both host threads, which pays now that
-// every product through a layer's weights gives each thread the same rows
-// of them (SplitsByDepth): train_mlp's IPU loop +2%. (When an input
-// gradient still split by depth, the split 1M products ran in 33-40 us
-// against 19 on one thread.)
+// From this many multiply-adds oneDNN's products are split over the host
+// threads: the benchmark MLP's 32x256x128 layer (1M) then runs on both,
+// which pays since every product through a layer's weights gives each
+// thread the same rows of them (SplitsByDepth; train_mlp's IPU loop +2%),
+// and, for constant weights (inference), since a polling worker takes its
+// shard in 0.4 us (infer_mlp's IPU contestant +2%; with the hand-over of
+// before, 2% slower). (When an input gradient still split by depth, the
+// split 1M products ran in 33-40 us against 19 on one thread.)
 inline constexpr size_t kDnnlSplitMacs = size_t{1} << 20;
-// The same for a B nothing writes during the run (constant weights, in
-// inference): there a 1M product is faster on one thread (infer_mlp's IPU
-// contestant 2% slower with the split); the micro-batch products of an
-// accumulated step (8x784x256, 1.6M) still gain from it.
-inline constexpr size_t kDnnlSplitMacsConstantB = size_t{3} << 19;  // 1.5M
 
 // The float product [m,k] x [k,n] into `out` (row-major) by oneDNN, when
 // that library computes such shapes faster than Eigen
@@ -156,14 +152,13 @@ bool DnnlProduct(ExecutionContext& ctx, const FloatOperand& a, const FloatOperan
                  size_t k, size_t n, float* out, float* depthSecondPart = nullptr);
 
 // Whether DnnlProduct computes the product [m,k] x [k,n] as two products
-// over the halves of its depth: decided by the shape, by whether B's
-// storage is its transpose, and by whether the run writes B (the split
-// threshold). Not when B is stored transposed (an input gradient, dx = dy
+// over the halves of its depth: decided by the shape and by whether B's
+// storage is its transpose. Not when B is stored transposed (an input gradient, dx = dy
 // w^T): the depth then runs along the weights' columns, and the output
 // columns are the weights' rows, so the split by output columns keeps each
 // thread on the rows that it wrote in the update, as the depth split of a
 // forward product does.
-bool SplitsByDepth(size_t m, size_t k, size_t n, bool bTransposed, bool bWritten);
+bool SplitsByDepth(size_t m, size_t k, size_t n, bool bTransposed);
 
 // c [m,n] (row-major) += scale * a b by oneDNN, split over the host threads
 // as DnnlProduct splits a product (blocks at multiples of kHostSplitGrain,
