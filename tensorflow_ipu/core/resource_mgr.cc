@@ -1,8 +1,19 @@
 #include "tensorflow_ipu/core/resource_mgr.h"
 
 #include "absl/strings/str_cat.h"
+#include "tensorflow_ipu/core/status_macros.h"
 
 namespace tensorflow_ipu {
+namespace {
+
+uint64_t NextManagerId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+ResourceManager::ResourceManager() : id_(NextManagerId()) {}
 
 ResourceManager::~ResourceManager() {
   // Other state first, while every variable still exists: see resources_.
@@ -67,6 +78,26 @@ absl::StatusOr<const ResourceHandle*> HandleFromInput(const Tensor& input) {
         input.SummaryString()));
   }
   return input.resource_handle();
+}
+
+CachedVarLookup::~CachedVarLookup() { delete entry_.load(std::memory_order_acquire); }
+
+absl::StatusOr<std::shared_ptr<Var>> CachedVarLookup::LookupOrCreate(
+    ResourceManager* resources, const ResourceHandle& handle) {
+  const Entry* e = entry_.load(std::memory_order_acquire);
+  if (e != nullptr && e->manager_id == resources->id() && e->handle.name == handle.name &&
+      e->handle.dtype == handle.dtype && e->handle.shape == handle.shape) {
+    return e->var;
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<Var> var, resources->LookupOrCreate(handle));
+  if (e == nullptr) {
+    auto* fresh = new Entry{resources->id(), handle, var};
+    const Entry* expected = nullptr;
+    if (!entry_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
+      delete fresh;  // another thread remembered its lookup first
+    }
+  }
+  return var;
 }
 
 }  // namespace tensorflow_ipu

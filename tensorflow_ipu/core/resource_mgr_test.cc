@@ -29,6 +29,59 @@ TEST(ResourceManagerTest, CreatesOnceAndRefusesConflictingHandles) {
   EXPECT_EQ(rm.Vars().size(), 1u);
 }
 
+// A kernel's remembered lookup gives the manager's variable, keeps the
+// manager's conflict errors, and is not fooled by another handle or by
+// another manager.
+TEST(CachedVarLookupTest, GivesTheManagersVariableAndItsErrors) {
+  ResourceManager rm;
+  CachedVarLookup cache;
+  const ResourceHandle w{"w", DT_FLOAT, TensorShape({2})};
+  absl::StatusOr<std::shared_ptr<Var>> first = cache.LookupOrCreate(&rm, w);
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<std::shared_ptr<Var>> again = cache.LookupOrCreate(&rm, w);
+  ASSERT_TRUE(again.ok()) << again.status();
+  absl::StatusOr<std::shared_ptr<Var>> managers = rm.Lookup("w");
+  ASSERT_TRUE(managers.ok()) << managers.status();
+  EXPECT_EQ(first->get(), managers->get());
+  EXPECT_EQ(again->get(), managers->get());
+
+  absl::StatusOr<std::shared_ptr<Var>> conflict =
+      cache.LookupOrCreate(&rm, {"w", DT_FLOAT, TensorShape({3})});
+  EXPECT_EQ(conflict.status().code(), absl::StatusCode::kInvalidArgument) << conflict.status();
+  EXPECT_THAT(conflict.status().message(), HasSubstr("Variable w exists"));
+
+  absl::StatusOr<std::shared_ptr<Var>> other =
+      cache.LookupOrCreate(&rm, {"v", DT_FLOAT, TensorShape({2})});
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_NE(other->get(), first->get());
+  EXPECT_EQ(other->get(), rm.Lookup("v")->get());
+
+  ResourceManager second_session;
+  absl::StatusOr<std::shared_ptr<Var>> elsewhere = cache.LookupOrCreate(&second_session, w);
+  ASSERT_TRUE(elsewhere.ok()) << elsewhere.status();
+  EXPECT_NE(elsewhere->get(), first->get());
+  EXPECT_EQ(elsewhere->get(), second_session.Lookup("w")->get());
+}
+
+TEST(CachedVarLookupTest, ThreadsLookingUpAtOnceGetOneVariable) {
+  ResourceManager rm;
+  CachedVarLookup cache;
+  const ResourceHandle w{"w", DT_FLOAT, TensorShape({2})};
+  std::vector<Var*> found(8, nullptr);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 1000; ++i) {
+        absl::StatusOr<std::shared_ptr<Var>> v = cache.LookupOrCreate(&rm, w);
+        if (!v.ok() || (found[t] != nullptr && found[t] != v->get())) return;
+        found[t] = v->get();
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < 8; ++t) EXPECT_EQ(found[t], rm.Lookup("w")->get()) << "thread " << t;
+}
+
 TEST(VarTest, ReadAssignUpdateAndErrors) {
   Var v("w", DT_FLOAT, TensorShape({2}));
   EXPECT_FALSE(v.IsInitialized());

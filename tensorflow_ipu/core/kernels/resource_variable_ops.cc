@@ -61,15 +61,27 @@ bool UpdateByRows(const Eigen::ThreadPoolDevice& device, const Tensor& value,
   return true;
 }
 
-absl::StatusOr<std::shared_ptr<Var>> VarFromInput(OpKernelContext* ctx) {
+// The variable input 0's handle names, through the kernel's `cache`.
+absl::StatusOr<std::shared_ptr<Var>> VarFromInput(OpKernelContext* ctx, CachedVarLookup* cache) {
   if (ctx->resources() == nullptr) {
     return absl::InternalError(absl::StrCat(
         "node '", ctx->node().name(), "' needs a session's resource manager"));
   }
   absl::StatusOr<const ResourceHandle*> handle = HandleFromInput(ctx->input(0));
   if (!handle.ok()) return ctx->InvalidArgument(handle.status().message());
-  return ctx->resources()->LookupOrCreate(**handle);
+  return cache->LookupOrCreate(ctx->resources(), **handle);
 }
+
+// A kernel whose input 0 is a variable's handle.
+class VarKernel : public OpKernel {
+ protected:
+  absl::StatusOr<std::shared_ptr<Var>> InputVar(OpKernelContext* ctx) {
+    return VarFromInput(ctx, &var_lookup_);
+  }
+
+ private:
+  CachedVarLookup var_lookup_;
+};
 
 class VarHandleOpKernel : public OpKernel {
  public:
@@ -91,7 +103,7 @@ class VarHandleOpKernel : public OpKernel {
     // Creating the variable here reports a dtype or shape conflict early.
     if (ctx->resources() != nullptr) {
       RETURN_IF_ERROR(
-          ctx->resources()->LookupOrCreate(*handle_.resource_handle()).status());
+          var_lookup_.LookupOrCreate(ctx->resources(), *handle_.resource_handle()).status());
     }
     ctx->set_output(0, handle_);
     return absl::OkStatus();
@@ -100,12 +112,13 @@ class VarHandleOpKernel : public OpKernel {
 
  private:
   Tensor handle_;
+  CachedVarLookup var_lookup_;
 };
 
-class ReadVariableOpKernel : public OpKernel {
+class ReadVariableOpKernel : public VarKernel {
  public:
   absl::Status Compute(OpKernelContext* ctx) override {
-    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, VarFromInput(ctx));
+    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, InputVar(ctx));
     ASSIGN_OR_RETURN(Tensor value, var->Read());
     ctx->set_output(0, std::move(value));
     return absl::OkStatus();
@@ -113,10 +126,10 @@ class ReadVariableOpKernel : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
-class AssignVariableOpKernel : public OpKernel {
+class AssignVariableOpKernel : public VarKernel {
  public:
   absl::Status Compute(OpKernelContext* ctx) override {
-    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, VarFromInput(ctx));
+    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, InputVar(ctx));
     // Values are never written in place, so sharing the buffer is safe.
     return var->Assign(ctx->input(1));
   }
@@ -125,10 +138,10 @@ class AssignVariableOpKernel : public OpKernel {
 
 // AssignAddVariableOp (kSign = 1) and AssignSubVariableOp (kSign = -1).
 template <int kSign>
-class AssignUpdateVariableOpKernel : public OpKernel {
+class AssignUpdateVariableOpKernel : public VarKernel {
  public:
   absl::Status Compute(OpKernelContext* ctx) override {
-    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, VarFromInput(ctx));
+    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, InputVar(ctx));
     const Tensor& delta = ctx->input(1);
     if (delta.dtype() != var->dtype() || delta.shape() != var->shape()) {
       return ctx->InvalidArgument(absl::StrCat(
@@ -160,10 +173,10 @@ class AssignUpdateVariableOpKernel : public OpKernel {
 };
 
 // ResourceApplyGradientDescent: var = var - alpha * delta, in one pass.
-class ApplyGradientDescentKernel : public OpKernel {
+class ApplyGradientDescentKernel : public VarKernel {
  public:
   absl::Status Compute(OpKernelContext* ctx) override {
-    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, VarFromInput(ctx));
+    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, InputVar(ctx));
     const Tensor& alpha = ctx->input(1);
     const Tensor& delta = ctx->input(2);
     if (alpha.NumElements() != 1 || alpha.dtype() != var->dtype()) {
@@ -206,10 +219,10 @@ class ApplyGradientDescentKernel : public OpKernel {
   }
 };
 
-class VarIsInitializedOpKernel : public OpKernel {
+class VarIsInitializedOpKernel : public VarKernel {
  public:
   absl::Status Compute(OpKernelContext* ctx) override {
-    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, VarFromInput(ctx));
+    ASSIGN_OR_RETURN(std::shared_ptr<Var> var, InputVar(ctx));
     ctx->set_output(0, Tensor::Scalar<bool>(var->IsInitialized()));
     return absl::OkStatus();
   }
