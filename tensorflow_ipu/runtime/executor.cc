@@ -15,6 +15,7 @@
 #include "tensorflow_ipu/core/kernels/matmul_bias_activation.h"
 #include "tensorflow_ipu/core/status_macros.h"
 #include "tensorflow_ipu/runtime/bias_activation_fusion.h"
+#include "tensorflow_ipu/runtime/constant_folding.h"
 #include "tensorflow_ipu/runtime/gradient_update_fusion.h"
 #include "tensorflow_ipu/runtime/needed_nodes.h"
 
@@ -37,6 +38,10 @@ struct Executor::RunState {
   std::unique_ptr<std::atomic<int>[]> pending;
   std::atomic<int> outstanding{0};
   std::atomic<bool> aborted{false};
+  // Set when an input that a folded node read for its shape has another
+  // shape in this run: the run's remaining folded nodes then run their
+  // kernels (see SetConstantOutputs).
+  std::atomic<bool> constants_abandoned{false};
   absl::Mutex mu;
   absl::Status status ABSL_GUARDED_BY(mu);
   absl::Notification done;
@@ -115,6 +120,8 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
     item.expensive = item.kernel->IsExpensive();
   }
 
+  ex->FoldConstants(needed_nodes, spec, item_of);
+
   for (const TensorRef& f : spec.fetches) {
     auto it = fed.find(key(f));
     ex->fetch_slots_.push_back(
@@ -192,6 +199,91 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
 
 Executor::~Executor() = default;
 
+void Executor::FoldConstants(const std::vector<const Node*>& needed_nodes, const Spec& spec,
+                             const std::vector<int>& item_of) {
+  // Folded values live as long as the executor, and an input read for its
+  // shape is stood in for by a tensor of that shape: both are bounded, so
+  // that folding never pins or allocates much memory (grappler stops at
+  // 10 MB; what folds here is gradient seeds, shapes and scalars).
+  constexpr size_t kMaxBytes = size_t{1} << 20;
+  for (const ConstantFold& f : FindConstantFolds(needed_nodes, spec.feeds)) {
+    Item& item = items_[f.position];
+    const Node* n = item.node;
+    // Not even computed when the value would be too large to keep.
+    bool small = true;
+    for (int k = 0; k < n->num_outputs(); ++k) {
+      const TensorShape& shape = n->output_shape(k);
+      small &= shape.IsFullyDefined() && DataTypeSize(n->output_type(k)) > 0 &&
+               static_cast<size_t>(shape.num_elements()) * DataTypeSize(n->output_type(k)) <=
+                   kMaxBytes;
+    }
+    if (!small) continue;
+    std::vector<Tensor> stand_ins(n->num_inputs());
+    std::vector<const Tensor*> inputs(n->num_inputs(), nullptr);
+    bool ready = true;
+    for (int k = 0; k < n->num_inputs() && ready; ++k) {
+      const TensorRef& in = n->input(k);
+      if (std::find(f.shape_inputs.begin(), f.shape_inputs.end(), k) != f.shape_inputs.end()) {
+        const DataType dtype = in.node->output_type(in.index);
+        const TensorShape& shape = in.node->output_shape(in.index);
+        ready = DataTypeSize(dtype) > 0 &&
+                static_cast<size_t>(shape.num_elements()) * DataTypeSize(dtype) <= kMaxBytes;
+        if (ready) {
+          stand_ins[k] = Tensor(dtype, shape);
+          inputs[k] = &stand_ins[k];
+        }
+        continue;
+      }
+      // A producer whose kernel failed, or whose value was too large, has
+      // no constants.
+      const Item& producer = items_[item_of[in.node->id()]];
+      ready = in.index < static_cast<int>(producer.constant_outputs.size());
+      if (ready) inputs[k] = &producer.constant_outputs[in.index];
+    }
+    if (!ready) continue;
+    std::vector<Tensor> outputs(n->num_outputs());
+    OpKernelContext::Params params;
+    params.node = n;
+    params.inputs = absl::MakeConstSpan(inputs);
+    params.outputs = outputs.data();
+    params.eigen_device = &device_->eigen_device();
+    params.resources = resources_;
+    OpKernelContext ctx(params);
+    if (!item.kernel->Compute(&ctx).ok()) continue;  // the error is the run's to report
+    size_t bytes = 0;
+    bool set = true;
+    for (const Tensor& t : outputs) {
+      set &= t.IsInitialized();
+      bytes += t.TotalBytes();
+    }
+    if (!set || bytes > kMaxBytes) continue;
+    item.constant_outputs = std::move(outputs);
+    for (int k : f.shape_inputs) {
+      const TensorRef& in = n->input(k);
+      item.constant_shape_checks.emplace_back(item.input_slots[k],
+                                              in.node->output_shape(in.index));
+    }
+  }
+}
+
+bool Executor::SetConstantOutputs(RunState* state, int i) const {
+  const Item& item = items_[i];
+  if (state->constants_abandoned.load(std::memory_order_relaxed)) return false;
+  // The static shapes the values were computed for are what the kernels
+  // give; this check only guards the values against a shape function that
+  // disagrees with its kernel.
+  for (const auto& [slot, shape] : item.constant_shape_checks) {
+    if (state->slots[slot].shape() != shape) {
+      state->constants_abandoned.store(true, std::memory_order_relaxed);
+      return false;
+    }
+  }
+  for (size_t k = 0; k < item.constant_outputs.size(); ++k) {
+    state->slots[item.output_base + k] = item.constant_outputs[k];
+  }
+  return true;
+}
+
 absl::Status Executor::ComputeItem(RunState* state, int i) const {
   const Item& item = items_[i];
   if (state->deadline != absl::InfiniteFuture() && absl::Now() > state->deadline) {
@@ -200,6 +292,10 @@ absl::Status Executor::ComputeItem(RunState* state, int i) const {
         item.node->name(), "' (", item.node->op(), ") ran"));
   }
   const bool traced = state->collector != nullptr && state->collector->trace_nodes();
+  // A traced run times every node, so it runs the kernels.
+  if (!traced && !item.constant_outputs.empty() && SetConstantOutputs(state, i)) {
+    return absl::OkStatus();
+  }
   if (item.folded_into >= 0 && !traced) return absl::OkStatus();  // its update computes it
   if (item.folds >= 0 && !state->slots[items_[item.folds].output_base].IsInitialized()) {
     ASSIGN_OR_RETURN(const bool done, RunFoldedUpdate(state, i));

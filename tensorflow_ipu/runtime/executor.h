@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -95,6 +96,12 @@ class Executor {
     int fused_bias_add = -1;
     bool fused_ta = false;
     bool fused_tb = false;
+    // A node whose outputs are the same on every run (constant_folding.h),
+    // computed when the executor was built: the outputs (empty for other
+    // nodes), and the slots of the inputs it read for their shape only,
+    // with the static shapes the outputs were computed for.
+    std::vector<Tensor> constant_outputs;
+    std::vector<std::pair<int, TensorShape>> constant_shape_checks;
   };
   struct RunState;
 
@@ -117,6 +124,13 @@ class Executor {
   // The last item of a fused dense layer computing the whole chain; false
   // when it cannot (nothing done).
   absl::StatusOr<bool> RunFusedDenseLayer(RunState* state, int item) const;
+  // Computes the outputs of the nodes FindConstantFolds names, once, into
+  // their items (a node whose kernel fails is left to run, and to report
+  // its error, on every run).
+  void FoldConstants(const std::vector<const Node*>& needed_nodes, const Spec& spec,
+                     const std::vector<int>& item_of);
+  // Whether item `item`'s outputs were set from its constants.
+  bool SetConstantOutputs(RunState* state, int item) const;
 
   CpuDevice* device_ = nullptr;
   // The functions the graph's control-flow nodes call; nullptr when none.
