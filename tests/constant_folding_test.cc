@@ -19,13 +19,6 @@ Tensor Matrix(int64_t rows, int64_t cols, float scale) {
   return t;
 }
 
-void ExpectSameBits(const Tensor& got, const Tensor& want, const std::string& what) {
-  ASSERT_EQ(got.shape(), want.shape()) << what;
-  for (int64_t i = 0; i < want.NumElements(); ++i) {
-    ASSERT_EQ(got.data<float>()[i], want.data<float>()[i]) << what << ", element " << i;
-  }
-}
-
 // loss = mean(relu(x w)) with a batch of static shape: the gradient's seed
 // folds; the loss and the weight gradient are the kernels', run after run.
 TEST(ConstantFoldingTest, FoldedGradientSeedsGiveTheKernelsValues) {
@@ -50,8 +43,11 @@ TEST(ConstantFoldingTest, FoldedGradientSeedsGiveTheKernelsValues) {
     s = session.Run(options, {{x, batch}}, {loss, grads[0]}, {}, &traced, &metadata);
     ASSERT_TRUE(s.ok()) << s;
     const std::string where = "batch scale " + std::to_string(scale);
-    ExpectSameBits(folded[0], traced[0], "loss, " + where);
-    ExpectSameBits(folded[1], traced[1], "weight gradient, " + where);
+    EXPECT_TRUE(folded[0].BitwiseEquals(traced[0]))
+        << "loss, " << where << ": " << folded[0].DebugString() << " vs " << traced[0].DebugString();
+    EXPECT_TRUE(folded[1].BitwiseEquals(traced[1]))
+        << "weight gradient, " << where << ": " << folded[1].DebugString() << " vs "
+        << traced[1].DebugString();
   }
 }
 
