@@ -84,6 +84,10 @@ CachedVarLookup::~CachedVarLookup() { delete entry_.load(std::memory_order_acqui
 
 absl::StatusOr<std::shared_ptr<Var>> CachedVarLookup::LookupOrCreate(
     ResourceManager* resources, const ResourceHandle& handle) {
+  if (resources == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Variable ", handle.name, " looked up without a resource manager: run it in a session"));
+  }
   const Entry* e = entry_.load(std::memory_order_acquire);
   if (e != nullptr && e->manager_id == resources->id() && e->handle.name == handle.name &&
       e->handle.dtype == handle.dtype && e->handle.shape == handle.shape) {

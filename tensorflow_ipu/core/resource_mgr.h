@@ -93,7 +93,8 @@ class CachedVarLookup {
   CachedVarLookup& operator=(const CachedVarLookup&) = delete;
   ~CachedVarLookup();
 
-  // resources->LookupOrCreate(handle), with its errors.
+  // resources->LookupOrCreate(handle), with its errors; FailedPrecondition
+  // for a null `resources`.
   absl::StatusOr<std::shared_ptr<Var>> LookupOrCreate(ResourceManager* resources,
                                                       const ResourceHandle& handle);
 

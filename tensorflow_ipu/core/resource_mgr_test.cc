@@ -63,6 +63,14 @@ TEST(CachedVarLookupTest, GivesTheManagersVariableAndItsErrors) {
   EXPECT_EQ(elsewhere->get(), second_session.Lookup("w")->get());
 }
 
+TEST(CachedVarLookupTest, NoManagerIsAnError) {
+  CachedVarLookup cache;
+  absl::StatusOr<std::shared_ptr<Var>> v =
+      cache.LookupOrCreate(nullptr, {"w", DT_FLOAT, TensorShape({2})});
+  EXPECT_EQ(v.status().code(), absl::StatusCode::kFailedPrecondition) << v.status();
+  EXPECT_THAT(v.status().message(), HasSubstr("Variable w"));
+}
+
 TEST(CachedVarLookupTest, ThreadsLookingUpAtOnceGetOneVariable) {
   ResourceManager rm;
   CachedVarLookup cache;
