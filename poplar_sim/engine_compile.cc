@@ -398,6 +398,7 @@ absl::Status EngineImpl::compile(const std::vector<program::Program>& programs,
                                        : absl::StrCat("program", i));
   }
   planLanes();
+  planElementwiseChains();
   planBorrowedRecords();
 
   profile.arch = target.getTargetArchString();

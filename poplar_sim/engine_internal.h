@@ -46,6 +46,15 @@ struct LaneGroup {
   std::vector<unsigned> numDeps;
 };
 
+// Children [begin, end) of a Sequence that are element-wise compute sets
+// writing one tensor, run part by part (engine_chains.cc); computeSets[i]
+// is child begin + i's.
+struct ElementwiseChain {
+  unsigned begin = 0;
+  unsigned end = 0;
+  std::vector<unsigned> computeSets;
+};
+
 // What a step run as part of a lane did to the clocks and the profile,
 // replayed afterwards in program order.
 struct LaneEvent {
@@ -72,6 +81,11 @@ struct CompiledStep {
   // when the sequence has none).
   std::vector<LaneGroup> laneGroups;
   std::vector<int> laneGroupAt;
+  // Sequences: the element-wise chains among the children, and for each
+  // child position the index of the chain starting there, or -1 (empty
+  // when the sequence has none). No chain overlaps a lane group.
+  std::vector<ElementwiseChain> chains;
+  std::vector<int> chainAt;
   // STREAM_TO_DEVICE: the variable it fills may borrow the host's record
   // for the run instead of a copy (engine_borrowed_records.cc).
   bool borrowsRecord = false;
@@ -261,6 +275,14 @@ struct EngineImpl {
   // side on run.threads, then their events replayed in program order.
   absl::Status runLanes(ReplicaRun& run, unsigned seq, const LaneGroup& g);
   void replay(const std::vector<LaneEvent>& events, ReplicaRun& run);
+  // engine_chains.cc: fills the chains of every Sequence step (after
+  // planLanes).
+  void planElementwiseChains();
+  // Runs chain `c` of Sequence step `seq`: every stage's host work part by
+  // part (it cannot fail), then each stage's record in program order.
+  void runElementwiseChain(ReplicaRun& run, unsigned seq, const ElementwiseChain& c);
+  // What running Execute step `id` does to the clocks and the profile.
+  void noteExecuted(unsigned id, ReplicaRun& run);
   // Runs a step that has no children (Execute, Copy, streams, ...).
   absl::Status executeLeaf(unsigned id, ReplicaRun& run);
   double readScalar(const ReplicaMemory& mem, const Tensor& t) const;
@@ -274,6 +296,31 @@ struct EngineImpl {
   // independently; a branch decision: on every IPU at once, as the
   // predicate is broadcast) and, for replica 0, moves the profile clock.
   void addControl(unsigned id, ReplicaRun& run);
+};
+
+// What a bulk executor sees of one replica's run.
+class EngineContext : public ExecutionContext {
+ public:
+  EngineContext(const EngineImpl& e, ReplicaMemory& mem, HostThreads* threads)
+      : e_(e), mem_(mem), threads_(threads) {}
+  const Target& target() const override { return e_.target; }
+  void* contiguousData(const Tensor& t) override { return e_.contiguous(mem_, t); }
+  void read(const Tensor& t, void* dst) override { e_.gather(mem_, t, dst); }
+  void write(const Tensor& t, const void* src) override { e_.scatter(mem_, t, src); }
+  HostThreads* hostThreads() override { return threads_; }
+  char* variableData(uint32_t var) override { return mem_.base[var]; }
+  bool writtenDuringRun(const Tensor& t) override {
+    if (!t.valid()) return true;  // not known
+    for (const ElementRun& r : t.runs()) {
+      if (r.var >= e_.writtenVariables_.size() || e_.writtenVariables_[r.var]) return true;
+    }
+    return false;
+  }
+
+ private:
+  const EngineImpl& e_;
+  ReplicaMemory& mem_;
+  HostThreads* threads_;
 };
 
 }  // namespace internal

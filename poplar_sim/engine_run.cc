@@ -86,30 +86,6 @@ void ScatterAnyRun(char* base, size_t es, const ElementRun& r, const char*& in) 
   }
 }
 
-// What a bulk executor sees of one replica's run.
-class EngineContext : public ExecutionContext {
- public:
-  EngineContext(const EngineImpl& e, ReplicaMemory& mem, HostThreads* threads)
-      : e_(e), mem_(mem), threads_(threads) {}
-  const Target& target() const override { return e_.target; }
-  void* contiguousData(const Tensor& t) override { return e_.contiguous(mem_, t); }
-  void read(const Tensor& t, void* dst) override { e_.gather(mem_, t, dst); }
-  void write(const Tensor& t, const void* src) override { e_.scatter(mem_, t, src); }
-  HostThreads* hostThreads() override { return threads_; }
-  char* variableData(uint32_t var) override { return mem_.base[var]; }
-  bool writtenDuringRun(const Tensor& t) override {
-    if (!t.valid()) return true;  // not known
-    for (const ElementRun& r : t.runs()) {
-      if (r.var >= e_.writtenVariables_.size() || e_.writtenVariables_[r.var]) return true;
-    }
-    return false;
-  }
-
- private:
-  const EngineImpl& e_;
-  ReplicaMemory& mem_;
-  HostThreads* threads_;
-};
 
 // Prints `n` elements of type `t` with nested brackets for `shape`.
 void PrintValues(std::ostream& os, Type t, const char* data,
@@ -282,17 +258,23 @@ absl::Status EngineImpl::executeComputeSet(unsigned cs, ReplicaRun& run) {
   return executeVertices(cs, *run.memory);
 }
 
+void EngineImpl::noteExecuted(unsigned id, ReplicaRun& run) {
+  const CompiledStep& st = steps[id];
+  record(id, st.cost, run);
+  if (run.replica == 0 && !run.log) {
+    ComputeSetProfile& p = profile.computeSets[st.node->cs.id];
+    ++p.executions;
+    p.totalCycles += st.cost.cycles();
+  }
+}
+
 absl::Status EngineImpl::executeLeaf(unsigned id, ReplicaRun& run) {
   const CompiledStep& st = steps[id];
   const program::ProgramNode& n = *st.node;
   switch (st.kind) {
     case Kind::EXECUTE:
       POPLAR_SIM_RETURN_IF_ERROR(executeComputeSet(n.cs.id, run));
-      record(id, st.cost, run);
-      if (run.replica == 0 && !run.log) {
-        ++profile.computeSets[n.cs.id].executions;
-        profile.computeSets[n.cs.id].totalCycles += st.cost.cycles();
-      }
+      noteExecuted(id, run);
       return absl::OkStatus();
     case Kind::COPY: {
       ReplicaMemory& mem = *run.memory;
@@ -429,6 +411,13 @@ absl::Status EngineImpl::advance(ReplicaRun& run) {
           const LaneGroup& g = st.laneGroups[st.laneGroupAt[f.iteration]];
           POPLAR_SIM_RETURN_IF_ERROR(runLanes(run, f.id, g));
           f.iteration = g.end;
+          continue;
+        }
+        if (!st.chainAt.empty() && f.iteration < st.children.size() &&
+            st.chainAt[f.iteration] >= 0) {
+          const ElementwiseChain& c = st.chains[st.chainAt[f.iteration]];
+          runElementwiseChain(run, f.id, c);
+          f.iteration = c.end;
           continue;
         }
         if (f.iteration < st.children.size()) {

@@ -63,6 +63,32 @@ class ExecutionContext {
 
 using BulkExecutor = std::function<absl::Status(ExecutionContext&)>;
 
+// The host work of an element-wise compute set, given part by part
+// (Graph::setElementwiseExecutor): run(ctx, begin, end) computes elements
+// [begin, end) of `out` (in its row-major order) and writes nothing else.
+// It may read `out` itself (in place) only at those same positions, and
+// any element of the other tensors in `reads`, which must then share no
+// variable with `out`; it runs on the calling thread (never splits its
+// part) and cannot fail.
+//
+// The engine runs [0, n) as the compute set's bulk execution, split over
+// its host threads when large; and when several such compute sets write
+// the same `out` one after another in a Sequence (a product's partial sums,
+// then its bias, then its activation), it runs all of them on the first
+// few kilobytes of `out`, then all on the next, so that `out` stays in the
+// core's cache between them (engine_chains.cc). Values are the same either
+// way: every element depends on the same element alone.
+struct ElementwiseExecutor {
+  Tensor out;  // one stride-1 run of a variable (Tensor::isContiguous)
+  std::vector<Tensor> reads;
+  std::function<void(ExecutionContext&, size_t begin, size_t end)> run;
+};
+
+// Parts of an element-wise compute set's output smaller than this many
+// elements are not split over host threads: a hand-over costs about what
+// tens of thousands of element operations do.
+constexpr size_t kElementwiseSplitGrain = size_t{1} << 15;
+
 // Read access to a tensor as a contiguous array of T, without a copy when
 // the tensor is contiguous. T must be the tensor's element type.
 template <typename T>

@@ -462,6 +462,27 @@ void Graph::setBulkExecutor(ComputeSet cs, BulkExecutor executor) {
   state_->computeSets[cs.id].bulk = std::move(executor);
 }
 
+void Graph::setElementwiseExecutor(ComputeSet cs, ElementwiseExecutor executor) {
+  if (!checkComputeSet(cs, "setElementwiseExecutor")) return;
+  const Tensor& out = executor.out;
+  if (!out.valid() || out.graphId() != state_->id || !out.isContiguous() ||
+      !executor.run) {
+    recordError(absl::InvalidArgumentError(absl::StrCat(
+        "setElementwiseExecutor on compute set '", state_->computeSets[cs.id].name,
+        "': the output must be a valid, contiguous tensor of this graph (one "
+        "stride-1 run) and the executor a function; give a run-by-run tensor "
+        "a bulk executor instead")));
+    return;
+  }
+  internal::ComputeSetRecord& rec = state_->computeSets[cs.id];
+  rec.bulk = [run = executor.run, n = out.numElements()](ExecutionContext& ctx) {
+    parallelRanges(ctx.hostThreads(), n, [&](size_t begin, size_t end) { run(ctx, begin, end); },
+                   kElementwiseSplitGrain);
+    return absl::OkStatus();
+  };
+  rec.elementwise = std::move(executor);
+}
+
 std::vector<VertexRef> Graph::getComputeSetVertices(ComputeSet cs) const {
   std::vector<VertexRef> out;
   if (!checkComputeSet(cs, "getComputeSetVertices")) return out;

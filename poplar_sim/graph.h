@@ -188,6 +188,10 @@ class Graph {
   // poplar_sim extension (see execution_context.h): executes the whole
   // compute set at once instead of vertex by vertex.
   void setBulkExecutor(ComputeSet cs, BulkExecutor executor);
+  // poplar_sim extension (see execution_context.h): the compute set's host
+  // work, element by element, part by part; it replaces the bulk executor.
+  // An `out` that is not one stride-1 run is an error (InvalidArgument).
+  void setElementwiseExecutor(ComputeSet cs, ElementwiseExecutor executor);
   // Vertices added so far to `cs`.
   std::vector<VertexRef> getComputeSetVertices(ComputeSet cs) const;
 

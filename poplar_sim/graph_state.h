@@ -37,6 +37,7 @@ struct ComputeSetRecord {
   std::string name;
   std::vector<unsigned> vertices;
   BulkExecutor bulk;
+  ElementwiseExecutor elementwise;  // run is empty unless set
 };
 
 struct HostAccessRecord {

@@ -343,17 +343,31 @@ Tensor matMul(Graph& graph, const Tensor& a, const Tensor& b,
                                    {"out", outRows.flatten()}});
     graph.setTileMapping(v, tile);
   });
-  graph.setBulkExecutor(rcs, [=](ExecutionContext& ctx) {
-    ReadView<float> p(ctx, product);
-    if (twoPlanes) {
-      ReadView<float> second(ctx, secondPlane);
-      WriteView<float> out(ctx, c);
-      for (size_t i = 0; i < m * n; ++i) out[i] = p[i] + second[i];
+  if (type == FLOAT) {
+    // Element by element, so that the engine may run it part by part with
+    // the bias and activation that follow (execution_context.h).
+    ElementwiseExecutor e;
+    e.out = c;
+    e.reads = {product};
+    if (twoPlanes) e.reads.push_back(secondPlane);
+    e.run = [=](ExecutionContext& ctx, size_t begin, size_t end) {
+      const float* p = static_cast<const float*>(ctx.contiguousData(product));
+      float* out = static_cast<float*>(ctx.contiguousData(c));
+      if (!twoPlanes) {
+        std::copy(p + begin, p + end, out + begin);
+        return;
+      }
+      const float* second = static_cast<const float*>(ctx.contiguousData(secondPlane));
+      for (size_t i = begin; i < end; ++i) out[i] = p[i] + second[i];
+    };
+    graph.setElementwiseExecutor(rcs, std::move(e));
+  } else {
+    graph.setBulkExecutor(rcs, [=](ExecutionContext& ctx) {
+      ReadView<float> p(ctx, product);
+      WriteFloats(ctx, c, p.data(), m * n);
       return absl::OkStatus();
-    }
-    WriteFloats(ctx, c, p.data(), m * n);
-    return absl::OkStatus();
-  });
+    });
+  }
   prog.add(program::Execute(rcs));
   return c;
 }

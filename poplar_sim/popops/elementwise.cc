@@ -173,7 +173,7 @@ const bool kRegistered = [] {
 }();
 
 using internal::ApplyBinaryInPlace;
-using internal::ApplyRepeating;
+using internal::ApplyBinaryRange;
 using internal::ForRanges;
 using internal::kMinElementsPerRun;
 using internal::NeedsSnapshot;
@@ -232,6 +232,38 @@ void BuildBinary(Graph& graph, BinaryOpType op, const Tensor& a, const Tensor& b
                         UnitStrideRuns(out) && !out.containsAliases() &&
                         n >= kMinElementsPerRun * (aB.runs().size() + bB.runs().size() +
                                                    out.runs().size());
+  // The common case, every operand one stride-1 run read in place (a
+  // repeated block that shares no storage with out; a full operand that
+  // is out itself or shares none either): an element-wise executor, which
+  // the engine may also run part by part together with the compute sets
+  // around it that write the same output (execution_context.h).
+  const Tensor aRead = aRepeats ? a : aB, bRead = bRepeats ? b : bB;
+  const bool elementwise = n > 0 && out.isContiguous() && (aRepeats || periodA == n) &&
+                           (bRepeats || periodB == n) && aRead.isContiguous() &&
+                           bRead.isContiguous() && !NeedsSnapshot(aRead, out) &&
+                           !NeedsSnapshot(bRead, out);
+  if (elementwise) {
+    const size_t aPeriod = aRepeats ? periodA : 0, bPeriod = bRepeats ? periodB : 0;
+    ElementwiseExecutor e;
+    e.out = out;
+    e.reads = {aRead, bRead};
+    e.run = [=](ExecutionContext& ctx, size_t begin, size_t end) {
+      dispatchType(inType, [&](auto tag) {
+        using T = decltype(tag);
+        const T* av = static_cast<const T*>(ctx.contiguousData(aRead));
+        const T* bv = static_cast<const T*>(ctx.contiguousData(bRead));
+        void* o = ctx.contiguousData(out);
+        if (boolOut) {
+          ApplyBinaryRange(op, av, aPeriod, bv, bPeriod, static_cast<bool*>(o), begin, end);
+        } else {
+          ApplyBinaryRange(op, av, aPeriod, bv, bPeriod, static_cast<T*>(o), begin, end);
+        }
+        return 0;
+      });
+    };
+    graph.setElementwiseExecutor(poputil::addPerTileVertices(graph, spec, prog), std::move(e));
+    return;
+  }
   spec.bulk = [=](ExecutionContext& ctx) {
     dispatchType(inType, [&](auto tag) {
       using T = decltype(tag);
@@ -246,8 +278,17 @@ void BuildBinary(Graph& graph, BinaryOpType op, const Tensor& a, const Tensor& b
           ReadView<T> rep(ctx, aRepeats ? a : b, /*forceCopy=*/true);
           auto full = SafeRead<T>(ctx, aRepeats ? bB : aB, aRepeats ? bSnapshot : aSnapshot);
           WriteView<OutT> ov(ctx, out);
-          ApplyRepeating(op, full->data(), rep.data(), aRepeats ? periodA : periodB,
-                         aRepeats, ov.data(), ov.size(), ctx.hostThreads());
+          const T* fullData = full->data();
+          const T* repData = rep.data();
+          const size_t period = aRepeats ? periodA : periodB;
+          OutT* o = ov.data();
+          ForRanges(ctx, ov.size(), [&](size_t begin, size_t end) {
+            if (aRepeats) {
+              ApplyBinaryRange(op, repData, period, fullData, size_t{0}, o, begin, end);
+            } else {
+              ApplyBinaryRange(op, fullData, size_t{0}, repData, period, o, begin, end);
+            }
+          });
           return;
         }
         auto av = SafeRead<T>(ctx, aB, aSnapshot);
@@ -358,6 +399,29 @@ Tensor map(Graph& graph, UnaryOpType op, const Tensor& a,
   spec.mapping = out;
   spec.fields = {{"in", a.flatten()}, {"out", out.flatten()}};
   const Type inType = a.elementType();
+  // An operand of one stride-1 run: an element-wise executor
+  // (execution_context.h); out is new, so shares nothing with it.
+  if (a.numElements() > 0 && a.isContiguous() && out.isContiguous()) {
+    const Tensor in = a.flatten();
+    ElementwiseExecutor e;
+    e.out = out;
+    e.reads = {in};
+    e.run = [=](ExecutionContext& ctx, size_t begin, size_t end) {
+      dispatchType(inType, [&](auto tag) {
+        using T = decltype(tag);
+        const T* av = static_cast<const T*>(ctx.contiguousData(in));
+        void* o = ctx.contiguousData(out);
+        if (outType == BOOL) {
+          internal::applyUnary(op, av + begin, static_cast<bool*>(o) + begin, end - begin);
+        } else {
+          internal::applyUnary(op, av + begin, static_cast<T*>(o) + begin, end - begin);
+        }
+        return 0;
+      });
+    };
+    graph.setElementwiseExecutor(poputil::addPerTileVertices(graph, spec, prog), std::move(e));
+    return out;
+  }
   spec.bulk = [=](ExecutionContext& ctx) {
     dispatchType(inType, [&](auto tag) {
       using T = decltype(tag);
@@ -401,6 +465,22 @@ void mapInPlace(Graph& graph, UnaryOpType op, const Tensor& a,
   spec.mapping = a;
   spec.fields = {{"in", a.flatten()}, {"out", a.flatten()}};
   const Type type = a.elementType();
+  if (a.numElements() > 0 && a.isContiguous()) {
+    const Tensor t = a.flatten();
+    ElementwiseExecutor e;
+    e.out = t;
+    e.reads = {t};
+    e.run = [=](ExecutionContext& ctx, size_t begin, size_t end) {
+      dispatchType(type, [&](auto tag) {
+        using T = decltype(tag);
+        T* d = static_cast<T*>(ctx.contiguousData(t));
+        internal::applyUnary(op, d + begin, d + begin, end - begin);
+        return 0;
+      });
+    };
+    graph.setElementwiseExecutor(poputil::addPerTileVertices(graph, spec, prog), std::move(e));
+    return;
+  }
   spec.bulk = [=](ExecutionContext& ctx) {
     dispatchType(type, [&](auto tag) {
       using T = decltype(tag);

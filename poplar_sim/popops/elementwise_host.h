@@ -47,7 +47,7 @@ size_t RepeatPeriod(const Tensor& t, const std::vector<size_t>& shape);
 // has at least `grain` elements (by default tens of microseconds of work,
 // where a hand-off costs a few). Every element depends on itself alone, so
 // the split changes no value.
-constexpr size_t kSplitGrain = size_t{1} << 15;
+constexpr size_t kSplitGrain = kElementwiseSplitGrain;
 template <typename F>
 void ForRanges(HostThreads* threads, size_t n, F&& f, size_t grain = kSplitGrain) {
   parallelRanges(threads, n, [&](size_t begin, size_t end) { f(begin, end); }, grain);
@@ -57,40 +57,57 @@ void ForRanges(ExecutionContext& ctx, size_t n, F&& f) {
   ForRanges(ctx.hostThreads(), n, std::forward<F>(f));
 }
 
-// Elements per applyBinary call when one operand repeats: its block is
-// tiled into a buffer at least this long, so that short blocks (a scalar)
-// still give vector-length loops.
+// Repeating blocks of at least this many elements are read in place, a
+// block at a time; shorter ones (a scalar) are first tiled into a buffer of
+// about kRepeatChunk elements, so that loops stay vector-length.
+constexpr size_t kDirectRepeatPeriod = 64;
 constexpr size_t kRepeatChunk = 1024;
 
-// out = op(a, b) where `rep` is a block of `period` elements repeated to
-// out's length and `full` has all of out's elements; `repFirst` says
-// which of the two is the first operand.
-// Split over `threads` at multiples of the tiled block.
+// out[begin, end) = op(a, b), where an operand whose period is 0 has all of
+// out's elements (read at out's positions; it may be out itself) and one
+// whose period is p > 0 is a block of p elements repeated to out's length
+// (read at position % p, a bias over a batch) and shares no storage with
+// out. At most one operand repeats. Element by element, so any split of
+// out's positions gives the same values.
 template <typename T, typename OutT>
-void ApplyRepeating(BinaryOpType op, const T* full, const T* rep, size_t period,
-                    bool repFirst, OutT* out, size_t n, HostThreads* threads) {
-  const size_t chunk = std::max(period, (kRepeatChunk + period - 1) / period * period);
-  const size_t tiledLength = std::min(chunk, n);
-  std::unique_ptr<T[]> tiled(new T[tiledLength]);
-  // Whole copies of the block (a modulo per element cost more than the
-  // operation itself: a bias of 256 floats over a batch of 32).
-  for (size_t i = 0; i < tiledLength; i += period) {
-    std::copy_n(rep, std::min(period, tiledLength - i), tiled.get() + i);
+void ApplyBinaryRange(BinaryOpType op, const T* a, size_t aPeriod, const T* b,
+                      size_t bPeriod, OutT* out, size_t begin, size_t end) {
+  if (aPeriod == 0 && bPeriod == 0) {
+    internal::applyBinary(op, a + begin, b + begin, out + begin, end - begin);
+    return;
   }
-  const size_t grain = (kSplitGrain + chunk - 1) / chunk * chunk;
-  ForRanges(
-      threads, n,
-      [&](size_t begin, size_t end) {
-        for (size_t off = begin; off < end; off += chunk) {
-          const size_t len = std::min(chunk, end - off);
-          if (repFirst) {
-            internal::applyBinary(op, tiled.get(), full + off, out + off, len);
-          } else {
-            internal::applyBinary(op, full + off, tiled.get(), out + off, len);
-          }
-        }
-      },
-      grain);
+  const bool repFirst = aPeriod != 0;
+  const T* rep = repFirst ? a : b;
+  const T* full = repFirst ? b : a;
+  const size_t period = repFirst ? aPeriod : bPeriod;
+  auto apply = [&](const T* block, size_t i, size_t len) {
+    if (repFirst) {
+      internal::applyBinary(op, block, full + i, out + i, len);
+    } else {
+      internal::applyBinary(op, full + i, block, out + i, len);
+    }
+  };
+  if (period >= kDirectRepeatPeriod) {
+    for (size_t i = begin; i < end;) {
+      const size_t phase = i % period, len = std::min(period - phase, end - i);
+      apply(rep + phase, i, len);
+      i += len;
+    }
+    return;
+  }
+  // Whole blocks long, starting at begin's phase, so that every stretch of
+  // `length` from begin starts at that phase too (a modulo per element
+  // would cost more than the operation).
+  T tiled[kRepeatChunk + kDirectRepeatPeriod];
+  const size_t blocks = std::min((kRepeatChunk + period - 1) / period,
+                                 (end - begin + period - 1) / period);
+  const size_t length = blocks * period;
+  for (size_t j = 0, from = begin % period; j < length; from = 0) {
+    const size_t len = std::min(period - from, length - j);
+    std::copy_n(rep + from, len, tiled + j);
+    j += len;
+  }
+  for (size_t i = begin; i < end; i += length) apply(tiled, i, std::min(length, end - i));
 }
 
 // Run by run pays a call per stretch: worth it from a few elements a run
