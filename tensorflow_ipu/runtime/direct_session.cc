@@ -5,6 +5,7 @@
 #include "tensorflow_ipu/core/attr_value_util.h"
 #include "tensorflow_ipu/core/device_name.h"
 #include "tensorflow_ipu/core/status_macros.h"
+#include "tensorflow_ipu/runtime/abseil_mutex_checks.h"
 #include "tensorflow_ipu/runtime/ipu_cluster_library.h"
 #include "tensorflow_ipu/runtime/ipu_partitioner.h"
 #include "tensorflow_ipu/runtime/needed_nodes.h"
@@ -17,7 +18,9 @@ std::unique_ptr<Session> NewSession(const SessionOptions& options) {
 }
 
 DirectSession::DirectSession(const SessionOptions& options)
-    : options_(options), cpu_(std::make_unique<CpuDevice>(options.num_threads)) {}
+    : options_(options), cpu_(std::make_unique<CpuDevice>(options.num_threads)) {
+  UseReleaseBuildMutexChecks();
+}
 
 DirectSession::~DirectSession() = default;
 
