@@ -1,6 +1,7 @@
 #include "poplar_sim/popops/elementwise.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -368,12 +369,21 @@ Tensor broadcastTo(const Tensor& t, const std::vector<size_t>& shape) {
   std::vector<unsigned> lead(shape.size() - t.rank());
   for (unsigned i = 0; i < lead.size(); ++i) lead[i] = i;
   Tensor r = t.expand(lead);
-  for (unsigned d = 0; d < shape.size(); ++d) {
+  // A view that cannot be made (an element count past the view's limit)
+  // comes back as an error tensor, which has no dimensions to look at.
+  for (unsigned d = 0; d < shape.size() && r.valid(); ++d) {
     if (r.dim(d) == shape[d]) continue;
     if (r.dim(d) != 1) {
       return Tensor::makeError(absl::InvalidArgumentError(absl::StrCat(
           "Cannot broadcast '", t.getDebugName(), "' ", t.shapeToString(),
           " to ", shapeToString(shape))));
+    }
+    if (shape[d] > std::numeric_limits<unsigned>::max()) {
+      return Tensor::makeError(absl::InvalidArgumentError(absl::StrCat(
+          "Cannot broadcast '", t.getDebugName(), "' ", t.shapeToString(), " to ",
+          shapeToString(shape), ": dimension ", d, " would need ", shape[d],
+          " copies, and a broadcast makes at most ",
+          std::numeric_limits<unsigned>::max())));
     }
     r = r.broadcast(static_cast<unsigned>(shape[d]), d);
   }

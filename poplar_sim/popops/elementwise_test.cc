@@ -347,6 +347,37 @@ TEST(ElementwiseTest, ErrorsAreNamed) {
   (void)i;
 }
 
+// An operand whose broadcast to the output's shape cannot be made is an
+// error naming the broadcast: 2^40 copies of a dimension (more than a
+// broadcast counts: they were truncated to 0), or 2^31 floats when the
+// output's 2^62 chars fit but 2^62 floats overflow a view's byte count
+// (the broadcast came back as an error tensor whose dimensions were then
+// read: found by poplar_sim_fuzzer).
+TEST(ElementwiseTest, ABroadcastThatCannotBeMadeIsAnError) {
+  {
+    Graph g(*Target::createIPUTarget(1, "ipu2", 4));
+    program::Sequence p;
+    Tensor big = g.addVariable(FLOAT, {size_t{1} << 40}, "big");
+    Tensor one = g.addVariable(FLOAT, {1}, "one");
+    ASSERT_TRUE(g.status().ok()) << g.status();
+    addInPlace(g, big, one, p);
+    EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument) << g.status();
+    EXPECT_THAT(std::string(g.status().message()),
+                HasSubstr("Cannot broadcast 'one' [1] to [1099511627776]: dimension 0 "
+                          "would need 1099511627776 copies"));
+  }
+  {
+    Graph g(*Target::createIPUTarget(1, "ipu2", 4));
+    program::Sequence p;
+    Tensor huge = g.addVariable(CHAR, {size_t{1} << 31, size_t{1} << 31}, "huge");
+    Tensor row = g.addVariable(FLOAT, {size_t{1} << 31}, "row");
+    ASSERT_TRUE(g.status().ok()) << g.status();
+    addInPlace(g, huge, row, p);
+    EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument) << g.status();
+    EXPECT_THAT(std::string(g.status().message()), HasSubstr("overflow the element count"));
+  }
+}
+
 }  // namespace
 }  // namespace popops
 }  // namespace poplar_sim

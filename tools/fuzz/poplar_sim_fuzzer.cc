@@ -1,7 +1,8 @@
 // Fuzz target: poplar_sim used directly. The input is decoded as a list of
 // operations on the public API: variables and constants (small shapes, or
 // shapes whose products overflow), views of them, tile mappings (some out
-// of range), compute sets of the test vertices, streams, programs nested
+// of range), compute sets of the test vertices, popops' element-wise ops
+// (in sequences of up to three, on any views), streams, programs nested
 // and shared (some forming cycles), then Engine::create, stream and host
 // connections (some null, backwards or of the wrong size) and runs. When
 // the input's last byte is 0xC0 or more, the graph is replicated (2 or 4
@@ -23,6 +24,7 @@
 #include "poplar_sim/device.h"
 #include "poplar_sim/engine.h"
 #include "poplar_sim/graph.h"
+#include "poplar_sim/popops/elementwise.h"
 #include "poplar_sim/program.h"
 #include "poplar_sim/testing/test_vertices.h"
 
@@ -148,12 +150,43 @@ void AddProgram(Reader& in, Graph& graph, Built& b) {
   }
 }
 
+// popops' element-wise ops on operands of at most 4,096 elements chosen by
+// the input (any views: reversed, broadcast, overlapping one another), one
+// to three in a Sequence: the engine runs those that write one tensor in
+// turn part by part (engine_chains.cc), and must give their values or an
+// error whatever the views.
+void AddElementwise(Reader& in, Graph& graph, Built& b) {
+  auto small = [&]() -> Tensor {
+    const Tensor& t = b.tensors[in.pick(b.tensors.size())];
+    return t.valid() && t.numElements() <= 4096 ? t : Tensor();
+  };
+  const Tensor a = small(), c = small();
+  if (!a.valid() || !c.valid()) return;
+  Sequence seq;
+  Tensor out = a;
+  switch (in.pick(3)) {
+    case 0: out = popops::add(graph, a, c, seq); break;
+    case 1: popops::addInPlace(graph, a, c, seq); break;
+    default: out = popops::map(graph, popops::UnaryOpType::NEGATE, a, seq); break;
+  }
+  for (unsigned i = in.pick(3); i > 0 && out.valid(); --i) {
+    const Tensor d = small();
+    if (in.pick(2) || !d.valid()) {
+      popops::mapInPlace(graph, popops::UnaryOpType::RELU, out, seq);
+    } else {
+      popops::mulInPlace(graph, out, d, seq);
+    }
+  }
+  b.tensors.push_back(out);
+  b.programs.push_back(seq);
+}
+
 void BuildGraph(Reader& in, Graph& graph, Built& b, unsigned numTiles) {
   const char* kVertices[] = {"test::AddVectors", "test::SumVector", "test::IncrementInt",
                              "test::ScaleVector", "test::NoEstimate"};
   const char* kFields[] = {"a", "b", "out", "in", "v", "k"};
   for (unsigned op = 0; op < 48 && !in.done(); ++op) {
-    switch (in.pick(9)) {
+    switch (in.pick(10)) {
       case 0: {
         Tensor t = graph.addVariable(kTypes[in.pick(6)], Shape(in), "v" + std::to_string(op));
         b.tensors.push_back(t);
@@ -222,6 +255,9 @@ void BuildGraph(Reader& in, Graph& graph, Built& b, unsigned numTiles) {
             b.hostWrites.push_back(handle);
           }
         }
+        break;
+      case 8:
+        if (!b.tensors.empty()) AddElementwise(in, graph, b);
         break;
       default:
         AddProgram(in, graph, b);
