@@ -314,6 +314,30 @@ void BuildBinary(Graph& graph, BinaryOpType op, const Tensor& a, const Tensor& b
   poputil::addPerTileVertices(graph, spec, prog);
 }
 
+// out = op(in) element by element, for `in` and `out` of one stride-1 run
+// each, the same one (in place) or sharing no storage (execution_context.h).
+ElementwiseExecutor UnaryExecutor(UnaryOpType op, const Tensor& in, const Tensor& out) {
+  ElementwiseExecutor e;
+  e.out = out;
+  e.reads = {in};
+  const Type inType = in.elementType();
+  const bool boolOut = out.elementType() == BOOL && inType != BOOL;
+  e.run = [=](ExecutionContext& ctx, size_t begin, size_t end) {
+    dispatchType(inType, [&](auto tag) {
+      using T = decltype(tag);
+      const T* iv = static_cast<const T*>(ctx.contiguousData(in));
+      void* o = ctx.contiguousData(out);
+      if (boolOut) {
+        internal::applyUnary(op, iv + begin, static_cast<bool*>(o) + begin, end - begin);
+      } else {
+        internal::applyUnary(op, iv + begin, static_cast<T*>(o) + begin, end - begin);
+      }
+      return 0;
+    });
+  };
+  return e;
+}
+
 absl::Status CheckBinary(BinaryOpType op, const Tensor& a, const Tensor& b) {
   if (!a.valid()) return a.status();
   if (!b.valid()) return b.status();
@@ -412,24 +436,8 @@ Tensor map(Graph& graph, UnaryOpType op, const Tensor& a,
   // An operand of one stride-1 run: an element-wise executor
   // (execution_context.h); out is new, so shares nothing with it.
   if (a.numElements() > 0 && a.isContiguous() && out.isContiguous()) {
-    const Tensor in = a.flatten();
-    ElementwiseExecutor e;
-    e.out = out;
-    e.reads = {in};
-    e.run = [=](ExecutionContext& ctx, size_t begin, size_t end) {
-      dispatchType(inType, [&](auto tag) {
-        using T = decltype(tag);
-        const T* av = static_cast<const T*>(ctx.contiguousData(in));
-        void* o = ctx.contiguousData(out);
-        if (outType == BOOL) {
-          internal::applyUnary(op, av + begin, static_cast<bool*>(o) + begin, end - begin);
-        } else {
-          internal::applyUnary(op, av + begin, static_cast<T*>(o) + begin, end - begin);
-        }
-        return 0;
-      });
-    };
-    graph.setElementwiseExecutor(poputil::addPerTileVertices(graph, spec, prog), std::move(e));
+    graph.setElementwiseExecutor(poputil::addPerTileVertices(graph, spec, prog),
+                                 UnaryExecutor(op, a.flatten(), out));
     return out;
   }
   spec.bulk = [=](ExecutionContext& ctx) {
@@ -476,19 +484,8 @@ void mapInPlace(Graph& graph, UnaryOpType op, const Tensor& a,
   spec.fields = {{"in", a.flatten()}, {"out", a.flatten()}};
   const Type type = a.elementType();
   if (a.numElements() > 0 && a.isContiguous()) {
-    const Tensor t = a.flatten();
-    ElementwiseExecutor e;
-    e.out = t;
-    e.reads = {t};
-    e.run = [=](ExecutionContext& ctx, size_t begin, size_t end) {
-      dispatchType(type, [&](auto tag) {
-        using T = decltype(tag);
-        T* d = static_cast<T*>(ctx.contiguousData(t));
-        internal::applyUnary(op, d + begin, d + begin, end - begin);
-        return 0;
-      });
-    };
-    graph.setElementwiseExecutor(poputil::addPerTileVertices(graph, spec, prog), std::move(e));
+    graph.setElementwiseExecutor(poputil::addPerTileVertices(graph, spec, prog),
+                                 UnaryExecutor(op, a.flatten(), a.flatten()));
     return;
   }
   spec.bulk = [=](ExecutionContext& ctx) {
