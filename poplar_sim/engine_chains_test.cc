@@ -234,6 +234,27 @@ TEST(EngineChainsTest, PopopsTailHasTheValuesCyclesAndProfileOfVertices) {
   EXPECT_EQ(parts.values[cols], 0.f);
 }
 
+// A bulk executor set afterwards replaces the element-wise one: the
+// compute set is no stage of a chain, and its bulk work is what runs.
+TEST(EngineChainsTest, ABulkExecutorSetAfterwardsReplacesTheElementwiseOne) {
+  Fixture t;
+  auto copy = [](float, float r) { return r; };
+  auto twice = [](float o, float) { return 2 * o; };
+  ComputeSet b = Stage(t.graph, 'B', t.out, t.out, twice, false, t.log);
+  const Tensor out = t.out;
+  t.graph.setBulkExecutor(b, [out](ExecutionContext& ctx) {
+    float* o = static_cast<float*>(ctx.contiguousData(out));
+    for (size_t i = 0; i < kN; ++i) o[i] = -o[i];
+    return absl::OkStatus();
+  });
+  Sequence prog({Execute(Stage(t.graph, 'A', t.out, t.x, copy, false, t.log)), Execute(b)});
+  const std::vector<float> v = t.Run(prog);
+  ASSERT_EQ(v.size(), kN);
+  for (size_t i = 0; i < kN; ++i) ASSERT_EQ(v[i], -(float(i % 97) - 40)) << "element " << i;
+  ASSERT_EQ(t.log->calls.size(), 1u);
+  EXPECT_EQ(t.log->calls[0], (Call{'A', 0, kN}));
+}
+
 // An element-wise executor must name one stride-1 run as its output.
 TEST(EngineChainsTest, AnOutputOfSeveralRunsIsRefused) {
   Device device = SmallDevice(4);

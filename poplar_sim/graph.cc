@@ -460,6 +460,9 @@ void Graph::setInitialValue(const FieldRef& f, double value) {
 void Graph::setBulkExecutor(ComputeSet cs, BulkExecutor executor) {
   if (!checkComputeSet(cs, "setBulkExecutor")) return;
   state_->computeSets[cs.id].bulk = std::move(executor);
+  // One description of the host work: a chain must not run an element-wise
+  // executor that the bulk one has replaced.
+  state_->computeSets[cs.id].elementwise = ElementwiseExecutor();
 }
 
 void Graph::setElementwiseExecutor(ComputeSet cs, ElementwiseExecutor executor) {

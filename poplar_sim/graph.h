@@ -186,7 +186,8 @@ class Graph {
   // Sets a Param<T> field.
   void setInitialValue(const FieldRef& field, double value);
   // poplar_sim extension (see execution_context.h): executes the whole
-  // compute set at once instead of vertex by vertex.
+  // compute set at once instead of vertex by vertex (replacing any
+  // element-wise executor).
   void setBulkExecutor(ComputeSet cs, BulkExecutor executor);
   // poplar_sim extension (see execution_context.h): the compute set's host
   // work, element by element, part by part; it replaces the bulk executor.
