@@ -75,6 +75,68 @@ TEST_F(PoplarSimBadInputTest, WrittenDuringRunOfHostileTensorsFromFourThreads) {
   engine->setHostThreads(nullptr);
 }
 
+// --- Graph::setElementwiseExecutor ------------------------------------------
+// An element-wise executor whose compute set or output is not of the graph,
+// whose output is invalid or not one stride-1 run, or that has no function,
+// is refused with InvalidArgument naming the call; the device still runs.
+// An output of no elements is accepted, and stages over it run (nothing).
+TEST_F(PoplarSimBadInputTest, ElementwiseExecutorsOfHostileOutputs) {
+  auto refused = [&](const std::function<void(Graph&, Graph&)>& make,
+                     const std::vector<std::string>& words) {
+    Graph graph(device_.getTarget()), other(device_.getTarget());
+    make(graph, other);
+    ExpectError(graph.status(), absl::StatusCode::kInvalidArgument, words);
+  };
+  auto noop = [](ExecutionContext&, size_t, size_t) {};
+  refused(
+      [&](Graph& g, Graph& other) {
+        Tensor t = g.addVariable(FLOAT, {4}, "t");
+        g.setElementwiseExecutor(other.addComputeSet("foreign"), {t, {}, noop});
+      },
+      {"setElementwiseExecutor", "another graph"});
+  refused(
+      [&](Graph& g, Graph& other) {
+        g.setElementwiseExecutor(g.addComputeSet("cs"),
+                                 {other.addVariable(FLOAT, {4}, "theirs"), {}, noop});
+      },
+      {"setElementwiseExecutor on compute set 'cs'", "contiguous tensor of this graph"});
+  refused(
+      [&](Graph& g, Graph&) {
+        g.setElementwiseExecutor(
+            g.addComputeSet("cs"),
+            {g.addVariable(FLOAT, {4}, "t").reshape({k2p63, k2p63}), {}, noop});
+      },
+      {"setElementwiseExecutor on compute set 'cs'"});
+  refused(
+      [&](Graph& g, Graph&) {
+        g.setElementwiseExecutor(g.addComputeSet("cs"),
+                                 {g.addVariable(FLOAT, {4}, "t").reverse(0), {}, noop});
+      },
+      {"one stride-1 run"});
+  refused(
+      [&](Graph& g, Graph&) {
+        g.setElementwiseExecutor(g.addComputeSet("cs"), {g.addVariable(FLOAT, {4}, "t"), {}, {}});
+      },
+      {"the executor a function"});
+  ExpectEngineWorks();
+
+  Graph graph(device_.getTarget());
+  Tensor empty = graph.addVariable(FLOAT, {0, 3}, "empty");
+  ComputeSet a = graph.addComputeSet("a"), b = graph.addComputeSet("b");
+  auto calls = std::make_shared<int>(0);
+  auto count = [calls](ExecutionContext&, size_t begin, size_t end) { *calls += end > begin; };
+  graph.setElementwiseExecutor(a, {empty, {empty}, count});
+  graph.setElementwiseExecutor(b, {empty, {empty}, count});
+  ASSERT_TRUE(graph.status().ok()) << graph.status();
+  auto engine = Engine::create(graph, Sequence({Execute(a), Execute(b)}));
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  absl::Status s = engine->load(device_);
+  ASSERT_TRUE(s.ok()) << s;
+  s = engine->run(0);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(*calls, 0);
+}
+
 // --- Streams and host buffers -----------------------------------------------
 
 TEST_F(PoplarSimBadInputTest, ConnectStreamNullBuffer) {
