@@ -26,6 +26,37 @@ absl::StatusOr<IpuCompileCache::Entry*> IpuCompileCache::GetOrCompile(
     const std::vector<Tensor>& inputs, bool* compiled_now,
     poplar_sim::HostThreads* threads) {
   const poplar_sim::Target& target = device.device().getTarget();
+  absl::MutexLock lock(&mu_);
+  // The same fields as the key below, compared one by one.
+  auto same_as_recent = [&] {
+    if (recent_.entry == nullptr || recent_.cluster != def.ir.name ||
+        recent_.generation != device.generation() ||
+        recent_.device_id != device.device().getId() ||
+        recent_.ipus != target.getNumIPUs() ||
+        recent_.tiles_per_ipu != target.getTilesPerIPU() ||
+        recent_.inputs.size() != inputs.size()) {
+      return false;
+    }
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      if (recent_.inputs[k].first != inputs[k].dtype() ||
+          recent_.inputs[k].second != inputs[k].shape()) {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (same_as_recent()) return recent_.entry;
+  auto remember = [&](Entry* entry) {
+    recent_.cluster = def.ir.name;
+    recent_.generation = device.generation();
+    recent_.device_id = device.device().getId();
+    recent_.ipus = target.getNumIPUs();
+    recent_.tiles_per_ipu = target.getTilesPerIPU();
+    recent_.inputs.clear();
+    for (const Tensor& t : inputs) recent_.inputs.emplace_back(t.dtype(), t.shape());
+    recent_.entry = entry;
+    return entry;
+  };
   std::string key = absl::StrCat(def.ir.name, "; generation ",
                                  device.generation(), "; device ",
                                  device.device().getId(), " ",
@@ -35,9 +66,8 @@ absl::StatusOr<IpuCompileCache::Entry*> IpuCompileCache::GetOrCompile(
     absl::StrAppend(&key, DataTypeString(t.dtype()), t.shape().DebugString(),
                     ";");
   }
-  absl::MutexLock lock(&mu_);
   auto it = entries_.find(key);
-  if (it != entries_.end()) return it->second.get();
+  if (it != entries_.end()) return remember(it->second.get());
   // The configuration's options travel with its devices.
   const device::IpuDeviceOptions& configured = device.options();
   const IpuTraceOptions trace = IpuEventTrace::Global().options();
@@ -87,7 +117,7 @@ absl::StatusOr<IpuCompileCache::Entry*> IpuCompileCache::GetOrCompile(
   *compiled_now = true;
   Entry* raw = entry.get();
   entries_.emplace(std::move(key), std::move(entry));
-  return raw;
+  return remember(raw);
 }
 
 int IpuCompileCache::num_compilations() const {

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -69,8 +70,22 @@ class IpuCompileCache : public ResourceBase {
   bool FirstEngineSwitch() { return !warned_engine_switch_.exchange(true); }
 
  private:
+  // The fields of the last lookup's key, compared before a key string is
+  // made: a session that runs one cluster again and again finds its
+  // executable without formatting the key each Run.
+  struct RecentKey {
+    std::string cluster;
+    uint64_t generation = 0;
+    uint64_t device_id = 0;
+    unsigned ipus = 0;
+    unsigned tiles_per_ipu = 0;
+    std::vector<std::pair<DataType, TensorShape>> inputs;
+    Entry* entry = nullptr;  // entries are never removed
+  };
+
   mutable absl::Mutex mu_;
   std::map<std::string, std::unique_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
+  RecentKey recent_ ABSL_GUARDED_BY(mu_);
   int num_compilations_ ABSL_GUARDED_BY(mu_) = 0;
   std::atomic<bool> warned_engine_switch_{false};
 };
