@@ -2,6 +2,7 @@
 // sets writing one tensor run part by part, with the values, cycles and
 // profile of running them one after another.
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -78,6 +79,15 @@ struct Fixture {
     graph.createHostRead("out", out);
   }
 
+  // A copies x into out, then `middle` as stage B (reading out, reversed
+  // or not), then C adds one.
+  Sequence CopyMiddlePlusOne(std::function<float(float, float)> middle, bool reversed) {
+    return Sequence(
+        {Execute(Stage(graph, 'A', out, x, [](float, float r) { return r; }, false, log)),
+         Execute(Stage(graph, 'B', out, out, std::move(middle), reversed, log)),
+         Execute(Stage(graph, 'C', out, out, [](float o, float) { return o + 1; }, false, log))});
+  }
+
   std::vector<float> Run(const Sequence& prog) {
     EXPECT_TRUE(graph.status().ok()) << graph.status();
     auto engine = Engine::create(graph, prog);
@@ -99,13 +109,8 @@ struct Fixture {
 // the parts cover the output once, in order.
 TEST(EngineChainsTest, StagesWritingOneTensorRunPartByPart) {
   Fixture t;
-  auto copy = [](float, float r) { return r; };
-  auto twice = [](float o, float) { return 2 * o; };
-  auto plusOne = [](float o, float) { return o + 1; };
-  Sequence prog({Execute(Stage(t.graph, 'A', t.out, t.x, copy, false, t.log)),
-                 Execute(Stage(t.graph, 'B', t.out, t.out, twice, false, t.log)),
-                 Execute(Stage(t.graph, 'C', t.out, t.out, plusOne, false, t.log))});
-  const std::vector<float> v = t.Run(prog);
+  const std::vector<float> v =
+      t.Run(t.CopyMiddlePlusOne([](float o, float) { return 2 * o; }, false));
   ASSERT_EQ(v.size(), kN);
   for (size_t i = 0; i < kN; ++i) {
     ASSERT_EQ(v[i], 2 * (float(i % 97) - 40) + 1) << "element " << i;
@@ -129,13 +134,8 @@ TEST(EngineChainsTest, StagesWritingOneTensorRunPartByPart) {
 // first. The stages from it on form a chain of their own.
 TEST(EngineChainsTest, AStageReadingTheOutputElsewhereStartsAfterTheWholeOfIt) {
   Fixture t;
-  auto copy = [](float, float r) { return r; };
-  auto plusReversed = [](float o, float r) { return o + r; };
-  auto plusOne = [](float o, float) { return o + 1; };
-  Sequence prog({Execute(Stage(t.graph, 'A', t.out, t.x, copy, false, t.log)),
-                 Execute(Stage(t.graph, 'B', t.out, t.out, plusReversed, true, t.log)),
-                 Execute(Stage(t.graph, 'C', t.out, t.out, plusOne, false, t.log))});
-  const std::vector<float> v = t.Run(prog);
+  const std::vector<float> v =
+      t.Run(t.CopyMiddlePlusOne([](float o, float r) { return o + r; }, true));
   ASSERT_EQ(v.size(), kN);
   ASSERT_FALSE(t.log->calls.empty());
   EXPECT_EQ(t.log->calls[0], (Call{'A', 0, kN}));
